@@ -1,0 +1,69 @@
+"""The message catalogue: every error and warning has a code and says what to do next.
+
+Errors (E…) raise :class:`LoopAgentError`; warnings (W…) are returned or logged with
+their code. Keep codes stable: users grep for them and the audit log records them.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class Messages:
+    # ingest (E0xx)
+    E001 = "Path does not exist: {path}. Check the spelling or pass an existing file or directory."
+    E002 = ("Unsupported file type {suffix!r} for {path}. Supported: {supported}. "
+            "Convert the file or leave it out of the batch.")
+    E003 = "File is empty: {path}. Nothing to ingest; remove it or add content."
+    E004 = ("Cannot decode {path} as UTF-8 or GB18030. Re-save it as UTF-8 "
+            "(e.g. `iconv -f <encoding> -t UTF-8`).")
+    E005 = "Cannot read {path}: {detail}. The file may be corrupt or truncated; re-export it."
+    E006 = "No text could be extracted from {path}. If it is a scan, install OCR support or provide a text version."
+    # store (E1xx)
+    E101 = ("Store {db} has schema version {found}, this LoopAgent needs {expected}. "
+            "Re-ingest into a new file (`loopagent ingest DOCS --db NEW.sqlite`) or delete {db}.")
+    E102 = "Store {db} is not a LoopAgent database ({detail}). Pass another --db or delete the file."
+    E103 = "Block {block_id!r} not found in {db}. List documents with `loopagent docs` and use a block_id from an answer."
+    E104 = "SQLite in this Python has no FTS5. Install a Python built with SQLite >= 3.9 with FTS5 enabled."
+    E105 = "Store {db} does not exist. Ingest documents first: `loopagent ingest DOCS --db {db}`."
+    # rules (E2xx)
+    E201 = "{file}:{line} {rule_id}: {problem}. {fix}"
+    E202 = "Cannot parse rule file {file}: {detail}. Fix the YAML syntax; the previous rules stay active."
+    E203 = "Rule example failed: {file} {rule_id}: input {example!r} expected {expected!r}, got {got!r}."
+    # ask / API (E3xx)
+    E301 = "Question is empty. Pass a question, e.g. `loopagent ask \"试用期最长多久？\"`."
+    E302 = "Line {line} of {path} is not a JSON object with a \"question\" field: {detail}."
+    E303 = "Settings field {name}={value!r} is invalid: {why}. Allowed: {allowed}."
+    # generator (E4xx)
+    E401 = ("Generator model directory {path} does not exist or has no config.json. "
+            "Point `generator.model_dir` at a local Qwen directory (see scripts/export_int4.py); nothing is downloaded.")
+    E402 = "The `llm` extra is not installed ({detail}). `pip install loopagent[llm]` or run without the generator."
+
+    # warnings
+    W001 = "Skipped unchanged {path} (same content hash)."
+    W002 = "Decoded {path} as GB18030, not UTF-8."
+    W003 = "Page {page} of {path} has glyphs without a Unicode map ((cid:N)); its text may be unusable."
+    W004 = "Page {page} of {path} has no text layer (scanned?). Install tesseract with chi_sim to OCR it."
+    W005 = "No rules loaded from {path}: every question will fall back to recall only."
+
+
+class LoopAgentError(Exception):
+    """An error with a catalogue code; ``str()`` is ``CODE: message``."""
+
+    def __init__(self, code: str, **fields: Any) -> None:
+        self.code = code
+        self.fields = fields
+        template = getattr(Messages, code)
+        try:
+            self.message = template.format(**fields)
+        except (KeyError, IndexError):  # a missing field must not hide the error itself
+            self.message = template
+        super().__init__(f"{code}: {self.message}")
+
+
+def message(code: str, **fields: Any) -> str:
+    """Format a catalogue entry as ``CODE: text`` (for warnings and summary lines)."""
+    template = getattr(Messages, code)
+    try:
+        return f"{code}: {template.format(**fields)}"
+    except (KeyError, IndexError):
+        return f"{code}: {template}"

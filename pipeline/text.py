@@ -1,0 +1,85 @@
+"""Text helpers shared by ingest and the stages: normalisation and sentence splitting."""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from .types import Sentence
+
+# Characters that close a sentence in Chinese legal text. '；' separates the
+# coordinated provisions of one 款, which questions address one at a time.
+_ENDERS = set("。！？；!?;")
+_OPEN = "“‘（(《〈「『【［"
+_CLOSE = "”’）)》〉」』】］"
+_PAIR = dict(zip(_OPEN, _CLOSE))
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SPACES = re.compile(r"[ \t\u3000\xa0]+")
+
+
+def normalize(text: str) -> str:
+    """NFKC (keeping Chinese full-width punctuation), control characters removed, spaces collapsed.
+
+    Full-width （）：；，？！ are structure markers in Chinese legal text (（一）, 下列情形：),
+    so they survive; everything else (full-width digits and Latin, compatibility
+    ideographs) is folded by NFKC. Newlines are kept.
+    """
+    parts = _KEEP.split(text)
+    text = "".join(p if i % 2 else unicodedata.normalize("NFKC", p) for i, p in enumerate(parts))
+    text = _CONTROL.sub("", text)
+    text = _SPACES.sub(" ", text)
+    return text
+
+
+_KEEP = re.compile("([（）：；，？！])")
+
+
+def strip_cjk_spaces(text: str) -> str:
+    """Remove spaces between two CJK characters (layout artefacts), keep them between Latin words."""
+    return re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef]) +(?=[\u3000-\u9fff\uff00-\uffef])", "", text)
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Split block text into sentences at 。！？； outside quotes and brackets.
+
+    Offsets index into ``text``; closing quotes right after an ender stay with
+    the sentence. Newlines also end a sentence.
+    """
+    sentences: list[Sentence] = []
+    stack: list[str] = []
+    start = 0
+    n = len(text)
+    i = 0
+    while i < n:
+        ch = text[i]
+        if ch in _PAIR:
+            stack.append(_PAIR[ch])
+        elif stack and ch == stack[-1]:
+            stack.pop()
+        elif ch in _CLOSE and ch in stack:  # unbalanced: close up to the match
+            while stack and stack.pop() != ch:
+                pass
+        if ch == "\n" or (ch in _ENDERS and not stack):
+            end = i + 1
+            while end < n and (text[end] in _ENDERS or text[end] in "”’」』"):
+                end += 1
+            _emit(text, start, end, sentences)
+            start = end
+            i = end
+            if ch == "\n":
+                stack.clear()
+            continue
+        if len(stack) > 8:  # runaway nesting means broken quoting: stop honouring it
+            stack.clear()
+        i += 1
+    _emit(text, start, n, sentences)
+    return sentences
+
+
+def _emit(text: str, start: int, end: int, out: list[Sentence]) -> None:
+    while start < end and text[start] in " \n\t":
+        start += 1
+    stop = end
+    while stop > start and text[stop - 1] in " \n\t":
+        stop -= 1
+    if stop > start:
+        out.append(Sentence(text=text[start:stop], start=start, end=stop))

@@ -1,0 +1,177 @@
+"""Shared data types: the document model and the answer contract (see DESIGN.md).
+
+Every stage and every interface (library, CLI, HTTP) speaks these types; the
+JSON shape of :class:`Answer` is the public contract.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Optional
+
+BlockType = Literal["heading", "paragraph", "clause", "list_item", "table", "note"]
+Status = Literal["answered", "not_found", "navigation"]
+ValueKind = Literal["count", "number", "money", "duration", "date", "boolean", "range", "list", "text"]
+
+BLOCK_TYPES: tuple[str, ...] = ("heading", "paragraph", "clause", "list_item", "table", "note")
+VALUE_KINDS: tuple[str, ...] = ("count", "number", "money", "duration", "date", "boolean", "range", "list", "text")
+
+
+@dataclass
+class Sentence:
+    """A sentence of a block, with character offsets inside the block's text."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass
+class Block:
+    """A structural unit of a document: a heading, a paragraph (款), a list item, a table...
+
+    ``block_id`` is derived from the document's content and the block's position and
+    text, so re-ingesting the same content gives the same ids.
+    """
+
+    block_id: str
+    doc_id: str
+    type: str
+    text: str
+    order: int
+    section: list[str] = field(default_factory=list)
+    clause: Optional[str] = None
+    page_start: Optional[int] = None
+    page_end: Optional[int] = None
+    bbox: Optional[list[float]] = None
+    table_header: Optional[list[str]] = None
+    table_rows: Optional[list[list[str]]] = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Document:
+    """One ingested file and its metadata."""
+
+    doc_id: str
+    title: str
+    source: str
+    kind: str
+    content_hash: str
+    version_date: Optional[str] = None
+    effective_date: Optional[str] = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    blocks: list[Block] = field(default_factory=list)
+
+    def to_dict(self, with_blocks: bool = False) -> dict[str, Any]:
+        d = asdict(self)
+        if not with_blocks:
+            d.pop("blocks")
+        return d
+
+
+@dataclass
+class Evidence:
+    """Where an answer comes from: document, page, clause, sentence and offsets in the block."""
+
+    doc_id: str
+    title: str
+    source: str
+    block_id: str
+    section: list[str]
+    text: str
+    start: int
+    end: int
+    page: Optional[int] = None
+    bbox: Optional[list[float]] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "doc_id": self.doc_id, "title": self.title, "source": self.source,
+            "page": self.page, "block_id": self.block_id, "section": list(self.section),
+            "text": self.text, "start": self.start, "end": self.end, "bbox": self.bbox,
+        }
+
+
+@dataclass
+class Answer:
+    """The result of ``ask``; ``to_dict()`` is the JSON every interface prints."""
+
+    question: str
+    status: str = "not_found"
+    answer: str = ""
+    value: Optional[dict[str, Any]] = None
+    evidence: list[Evidence] = field(default_factory=list)
+    method: str = ""
+    confidence: float = 0.0
+    reasoning: list[str] = field(default_factory=list)
+    trace_id: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    id: Optional[str] = None
+    trace: Optional[dict[str, Any]] = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "id": self.id,
+            "question": self.question,
+            "status": self.status,
+            "answer": self.answer,
+            "value": self.value,
+            "evidence": [e.to_dict() for e in self.evidence],
+            "method": self.method,
+            "confidence": round(float(self.confidence), 3),
+            "reasoning": list(self.reasoning),
+            "trace_id": self.trace_id,
+            "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
+        }
+        if self.trace is not None:
+            d["trace"] = self.trace
+        return d
+
+
+def not_found(question: str, reasoning: list[str] | None = None) -> Answer:
+    """An answer object saying no evidence supports an answer."""
+    return Answer(question=question, status="not_found", reasoning=list(reasoning or []))
+
+
+# --- what the stages pass each other ------------------------------------------
+
+@dataclass
+class Query:
+    """Query analysis output: the question type, its terms and constraints."""
+
+    text: str
+    qtype: str = "open"
+    terms: list[str] = field(default_factory=list)          # content words of the question (jieba)
+    weights: dict[str, float] = field(default_factory=dict)  # term -> weight (lexicon tier or IDF)
+    expansions: dict[str, list[str]] = field(default_factory=dict)  # term -> document wordings (synonyms)
+    core_verb: Optional[str] = None
+    entities: list[str] = field(default_factory=list)
+    doc_hint: Optional[str] = None       # a document named by 《…》 or a short name
+    article_hint: Optional[str] = None   # 第X条 named in the question
+    constraints: dict[str, Any] = field(default_factory=dict)
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Candidate:
+    """A block chosen by stage 1, with its document's title/source and the score breakdown."""
+
+    block: Block
+    title: str
+    source: str
+    score: float
+    breakdown: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Anchor:
+    """A sentence chosen by stage 2 as likely to hold the answer."""
+
+    candidate: Candidate
+    sentence: Sentence
+    score: float
+    pattern: Optional[str] = None
+    details: dict[str, Any] = field(default_factory=dict)
