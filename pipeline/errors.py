@@ -37,6 +37,10 @@ class Messages:
     E401 = ("Generator model directory {path} does not exist or has no config.json. "
             "Point `generator.model_dir` at a local Qwen directory (see scripts/export_int4.py); nothing is downloaded.")
     E402 = "The `llm` extra is not installed ({detail}). `pip install loopagent[llm]` or run without the generator."
+    E403 = ("Generator model directory {path} has no {needed}, which backend {backend!r} needs. "
+            "{fix}")
+    E404 = ("Generator endpoint {url} failed: {detail}. Check that the OpenAI-compatible server "
+            "(llama.cpp, vLLM, Ollama) is running and serves model {model!r}, or use an in-process backend.")
 
     # warnings
     W001 = "Skipped unchanged {path} (same content hash)."

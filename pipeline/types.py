@@ -175,3 +175,54 @@ class Anchor:
     score: float
     pattern: Optional[str] = None
     details: dict[str, Any] = field(default_factory=dict)
+
+
+# --- fallback generation (pipeline.generate) -----------------------------------
+
+@dataclass
+class Piece:
+    """One sentence-sized piece of a distilled context, with where it comes from.
+
+    ``role`` is ``anchor``, ``before``, ``after``, ``table_header``, ``list_previous``
+    or ``list_lead``; ``start``/``end`` index into the source block's text (-1 for
+    a table header built from ``Block.table_header``).
+    """
+
+    role: str
+    text: str
+    block_id: str
+    start: int
+    end: int
+
+
+@dataclass
+class Distilled:
+    """The small context the generator may answer from: a few pieces around an anchor."""
+
+    text: str
+    pieces: list[Piece]
+    anchor_block_id: str
+    budget: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class GenResult:
+    """What the generator said, and whether every number, code and date in it is in the context.
+
+    ``grounded`` is False for 未提及, an empty answer, or a failed check; ``reason``
+    says which (e.g. ``number 45 not in context``). ``tokens`` counts generated tokens.
+    """
+
+    text: str
+    grounded: bool
+    reason: str
+    tokens: int
+    ms: float
+    model: str = ""
+    raw: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
