@@ -88,6 +88,7 @@ class DocBuilder:
         self._article: Optional[str] = None
         self._numbered: Optional[str] = None  # nearest numbered heading label outside articles
         self._paragraph_no = 0
+        self._seen: dict[tuple[str, str], int] = {}
 
     # --- headings -----------------------------------------------------
     def heading(self, text: str, rank: int, label: Optional[str] = None, **pos) -> Block:
@@ -155,8 +156,12 @@ class DocBuilder:
              table_header=None, table_rows=None) -> Block:
         order = len(self.blocks)
         section = self.section_path()
+        # id from document, place and text (not position), so an edit elsewhere keeps this id
+        key = ("/".join(section), text)
+        dup = self._seen.get(key, 0)
+        self._seen[key] = dup + 1
         block = Block(
-            block_id=stable_id(self.doc.content_hash, str(order), text),
+            block_id=stable_id(self.doc.doc_id, key[0], text, str(dup)),
             doc_id=self.doc.doc_id, type=btype, text=text, order=order, section=section,
             clause=clause or self._article or self._numbered, page_start=page_start,
             page_end=page_end if page_end is not None else page_start, bbox=bbox,

@@ -1,0 +1,235 @@
+"""Query analysis: question type (YAML patterns), terms and weights, synonyms, document/article hints.
+
+Needs: the question, the rules (question_type, synonyms) and the store (IDF, document names).
+Adds: a :class:`~pipeline.types.Query`.
+"""
+from __future__ import annotations
+
+import math
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import regex
+
+from .numbers import find_quantities
+from .rules import Field, RuleSet, register_schema
+from .store import Store
+from .tokenize import cut, is_word, stopwords
+from .types import Query
+
+register_schema("question_type", {
+    "type": Field((str,), True, "one of count/number/money/duration/date/yesno/list/condition/exception/"
+                               "definition/who/procedure/compare/open"),
+    "priority": Field((int,), True, "higher is tried first"),
+    "regex": Field((str,), True, "a Python `regex` pattern matched against the question"),
+}, check=lambda r: _check_regex(r.get("regex", "")))
+
+register_schema("synonyms", {
+    "user": Field((list,), True, "words users say, e.g. [辞退, 开除]"),
+    "doc": Field((list,), True, "words the documents use, e.g. [解除劳动合同]"),
+})
+
+QTYPES = ("count", "number", "money", "duration", "date", "yesno", "list", "condition", "exception",
+          "definition", "who", "procedure", "compare", "open")
+
+# Words that only say what is asked (type triggers), not what it is about.
+_ASK_WORDS = {"几", "多少", "多久", "多长", "最长", "最短", "最多", "最少", "最迟", "最晚", "哪些", "哪个", "什么",
+              "怎么", "如何", "是否", "能否", "可以", "能", "吗", "规定", "情形", "情况", "条件", "要求", "标准",
+              "分别", "按", "按照", "依照", "根据", "应当", "需要", "一般", "最", "多", "大", "可", "还",
+              "哪", "何时", "什么时候", "哪一天", "有", "没有", "不", "时间", "期限", "天", "日"}
+_QUOTED = re.compile(r"[“\"「『]([^”\"」』]{2,30})[”\"」』]")
+_BOOK = re.compile(r"《([^》]{2,60})》")
+_ARTICLE = regex.compile(r"第([零〇一二两三四五六七八九十百千\d]+)条")
+_YEAR = re.compile(r"((?:19|20)\d{2})年")
+_ANAPHORA = re.compile(r"^(为什么|那|这|它|其|该|此|上述|那么|还有|另外)|为什么是")
+
+
+def _check_regex(pattern: str) -> Optional[str]:
+    try:
+        regex.compile(pattern)
+    except regex.error as exc:
+        return f"invalid regex ({exc})"
+    return None
+
+
+@dataclass
+class _DocName:
+    doc_id: str
+    name: str
+    version_date: Optional[str]
+
+
+class QueryAnalyzer:
+    """Stage 0: turn a question into a typed :class:`Query`."""
+
+    def __init__(self, rules: RuleSet, store: Store) -> None:
+        self.rules = rules
+        self.store = store
+        self._lock = threading.Lock()
+        self._compiled_version = -1
+        self._qtypes: list[tuple[dict, Any]] = []
+        self._synonyms: list[tuple[list[str], list[str]]] = []
+        self._syn_weight = 0.6
+        self._names_gen: Any = None
+        self._names: list[_DocName] = []
+        self._n_blocks = 1
+
+    # --- compiled rules and store-derived data -----------------------------
+    def _refresh(self) -> None:
+        with self._lock:
+            if self._compiled_version != self.rules.version:
+                qt = sorted(self.rules.get("question_type"), key=lambda r: -r["priority"])
+                self._qtypes = [(r, regex.compile(r["regex"])) for r in qt]
+                self._synonyms = [([str(w) for w in r["user"]], [str(w) for w in r["doc"]])
+                                  for r in self.rules.get("synonyms")]
+                self._syn_weight = float(self.rules.settings("synonyms").get("weight", 0.6))
+                self._compiled_version = self.rules.version
+            if self._names_gen != self.store.generation:
+                self._load_names()
+
+    def _load_names(self) -> None:
+        names: list[_DocName] = []
+        for d in self.store.documents():
+            for n in doc_names(d["title"], d["source"]):
+                names.append(_DocName(d["doc_id"], n, d.get("version_date")))
+        names.sort(key=lambda x: -len(x.name))
+        self._names = names
+        self._n_blocks = max(1, self.store.stats()["blocks"])
+        self._names_gen = self.store.generation
+
+    def invalidate(self) -> None:
+        """Forget store-derived data (call after ingest)."""
+        self._names_gen = None
+
+    # --- analysis -----------------------------------------------------------
+    def qtype(self, question: str) -> tuple[str, Optional[str]]:
+        """The question type and the id of the rule that decided it."""
+        self._refresh()
+        for rule, rx in self._qtypes:
+            if rx.search(question):
+                return rule["type"], rule["id"]
+        return "open", None
+
+    def run(self, question: str, previous: Optional[Query] = None) -> Query:
+        self._refresh()
+        q = Query(text=question)
+        q.qtype, rule_id = self.qtype(question)
+        q.reasons.append(f"问题类型：{q.qtype}" + (f"（规则 {rule_id}）" if rule_id else "（默认）"))
+
+        # documents named in the question: 《…》 or a known title / short name
+        doc_ids, named = self._doc_hints(question)
+        if doc_ids:
+            q.constraints["doc_ids"] = doc_ids
+            q.doc_hint = named[0]
+            q.reasons.append("文档限定：" + "、".join(dict.fromkeys(named)))
+        years = _YEAR.findall(question)
+        if years:
+            q.constraints["years"] = years
+        m = _ARTICLE.search(question)
+        if m:
+            q.article_hint = f"第{m.group(1)}条"
+        quoted = _QUOTED.findall(question)
+        if quoted:
+            q.entities.extend(quoted)
+        q.constraints["quantities"] = find_quantities(question)
+
+        text_for_terms = question
+        for n in named:
+            text_for_terms = text_for_terms.replace(n, " ")
+        text_for_terms = _BOOK.sub(" ", text_for_terms)
+        stop = stopwords()
+        terms: list[str] = []
+        for tok in cut(text_for_terms):
+            tok = tok.strip()
+            if not tok or not is_word(tok) or tok in stop or tok in _ASK_WORDS:
+                continue
+            if re.fullmatch(r"[\d.]+", tok) or re.fullmatch(r"[零〇一二两三四五六七八九十百千]+", tok):
+                continue
+            if tok not in terms:
+                terms.append(tok)
+        for e in q.entities:
+            if e not in terms:
+                terms.append(e)
+        q.terms = terms
+        q.weights = self._idf(terms)
+        for e in q.entities:  # quoted terms are what the question is about
+            q.weights[e] = q.weights.get(e, 1.0) * 1.5
+        q.expansions = self._expand(question, terms)
+        q.core_verb = next((t for t in terms if len(t) >= 2 and t in _VERBS), None)
+        q.entities.extend(t for t in terms if len(t) >= 3 and t not in q.entities)
+
+        if previous is not None and (_ANAPHORA.search(question) or len(terms) <= 1):
+            for t in previous.terms:
+                if t not in q.weights:
+                    q.terms.append(t)
+                    q.weights[t] = previous.weights.get(t, 1.0) * 0.7
+            if not doc_ids and previous.constraints.get("doc_ids"):
+                q.constraints["doc_ids"] = previous.constraints["doc_ids"]
+                q.doc_hint = previous.doc_hint
+            q.reasons.append("承接上一问：" + "、".join(previous.terms[:6]))
+        q.reasons.append("关键词：" + "、".join(f"{t}({q.weights.get(t, 0):.1f})" for t in q.terms))
+        if q.expansions:
+            q.reasons.append("同义扩展：" + "；".join(f"{k}→{'/'.join(v)}" for k, v in q.expansions.items()))
+        return q
+
+    def _doc_hints(self, question: str) -> tuple[list[str], list[str]]:
+        found: list[str] = []
+        named: list[str] = []
+        spans: list[tuple[int, int, str]] = []
+        for book in _BOOK.findall(question):
+            for n in self._names:
+                if n.name == book or n.name == _short(book):
+                    found.append(n.doc_id)
+                    named.append(book)
+        for n in self._names:  # longest names first; versions of one law share a name
+            i = question.find(n.name)
+            if i < 0 or any(a <= i < b and name != n.name for a, b, name in spans):
+                continue
+            found.append(n.doc_id)
+            named.append(n.name)
+            spans.append((i, i + len(n.name), n.name))
+        return list(dict.fromkeys(found)), list(dict.fromkeys(named))
+
+    def _idf(self, terms: list[str]) -> dict[str, float]:
+        df = self.store.doc_freq(terms)
+        n = self._n_blocks
+        out = {}
+        for t in terms:
+            d = df.get(t.lower(), 0)
+            idf = math.log(1 + (n - d + 0.5) / (d + 0.5))
+            out[t] = round(min(idf, 8.0) / 4.0 + 0.25, 3)  # about 0.3 (very common) to 2.25 (rare)
+        return out
+
+    def _expand(self, question: str, terms: list[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for users, docs in self._synonyms:
+            for u in users:
+                if u in question:
+                    extra = [d for d in docs if d not in terms and d != u]
+                    if extra:
+                        out.setdefault(u, [])
+                        out[u] += [d for d in extra if d not in out[u]]
+                    break
+        return out
+
+    @property
+    def synonym_weight(self) -> float:
+        return self._syn_weight
+
+
+_VERBS = {"调整", "修订", "废止", "启用", "解除", "终止", "订立", "支付", "缴纳", "申请", "提出", "罚款", "处罚", "施行",
+          "领取", "提取", "扣除", "延长", "批准", "审批", "登记", "备案", "赔偿", "补偿", "退还", "收取", "撤销", "吊销"}
+
+
+def _short(title: str) -> str:
+    return re.sub(r"^中华人民共和国", "", title)
+
+
+def doc_names(title: str, source: str) -> list[str]:
+    """Names a question may use for a document: title, title without 中华人民共和国, file stem."""
+    names = [title, _short(title)]
+    stem = re.sub(r"[（(]\d{4}-\d{2}-\d{2}[)）]$", "", source.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    names.append(stem)
+    return [n for n in dict.fromkeys(names) if n and len(n) >= 3]

@@ -1,0 +1,276 @@
+"""The embedded store: one SQLite file with documents, blocks and an FTS5 index over jieba tokens.
+
+WAL mode lets readers keep answering while one writer ingests; each document is
+replaced in one transaction, so an interrupted ingest leaves the previous state.
+Connections are per thread.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from .errors import LoopAgentError
+from .tokenize import index_tokens
+from .types import Block, Document
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    doc_id TEXT PRIMARY KEY,
+    source TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    version_date TEXT,
+    effective_date TEXT,
+    collection TEXT NOT NULL DEFAULT 'default',
+    meta TEXT NOT NULL DEFAULT '{}',
+    n_blocks INTEGER NOT NULL DEFAULT 0,
+    ingested_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS blocks (
+    rid INTEGER PRIMARY KEY,
+    block_id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    text TEXT NOT NULL,
+    section TEXT NOT NULL,
+    clause TEXT,
+    page_start INTEGER,
+    page_end INTEGER,
+    bbox TEXT,
+    table_header TEXT,
+    table_rows TEXT,
+    meta TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS blocks_doc_ord ON blocks(doc_id, ord);
+CREATE INDEX IF NOT EXISTS blocks_clause ON blocks(doc_id, clause);
+CREATE VIRTUAL TABLE IF NOT EXISTS blocks_fts USING fts5(text, section, title, tokenize='unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS blocks_vocab USING fts5vocab(blocks_fts, 'row');
+"""
+
+_BLOCK_COLS = ("rid, block_id, doc_id, ord, type, text, section, clause, page_start, page_end, bbox, "
+               "table_header, table_rows, meta")
+
+
+class Store:
+    """A LoopAgent SQLite store. Safe to share between threads (one connection per thread)."""
+
+    def __init__(self, db: str | Path, create: bool = True) -> None:
+        self.path = Path(db)
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        if not self.path.exists() and not create:
+            raise LoopAgentError("E105", db=str(self.path))
+        if str(self.path) != ":memory:" and self.path.parent and not self.path.parent.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._init_schema()
+        self._generation = 0
+
+    # --- connections ------------------------------------------------------
+    def conn(self) -> sqlite3.Connection:
+        c = getattr(self._local, "conn", None)
+        if c is None:
+            c = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
+            c.row_factory = sqlite3.Row
+            c.execute("PRAGMA foreign_keys=ON")
+            c.execute("PRAGMA busy_timeout=30000")
+            self._local.conn = c
+        return c
+
+    def close(self) -> None:
+        c = getattr(self._local, "conn", None)
+        if c is not None:
+            c.close()
+            self._local.conn = None
+
+    def _init_schema(self) -> None:
+        c = self.conn()
+        try:
+            tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            raise LoopAgentError("E102", db=str(self.path), detail=str(exc)) from exc
+        if tables and "meta" not in tables:
+            raise LoopAgentError("E102", db=str(self.path), detail="no LoopAgent meta table")
+        if "meta" in tables:
+            row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            found = int(row[0]) if row else None
+            if found != SCHEMA_VERSION:
+                raise LoopAgentError("E101", db=str(self.path), found=found, expected=SCHEMA_VERSION)
+            return
+        try:
+            c.execute("PRAGMA journal_mode=WAL")
+            c.execute("BEGIN")
+            for stmt in _SCHEMA.split(";"):
+                if stmt.strip():
+                    c.execute(stmt)
+            c.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            c.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            c.execute("ROLLBACK")
+            if "fts5" in str(exc).lower():
+                raise LoopAgentError("E104") from exc
+            raise
+
+    # --- writing ----------------------------------------------------------
+    def document_hash(self, source: str) -> Optional[str]:
+        row = self.conn().execute("SELECT content_hash FROM documents WHERE source=?", (source,)).fetchone()
+        return row[0] if row else None
+
+    def put_document(self, doc: Document, collection: str = "default", _fail_after: Optional[int] = None) -> str:
+        """Insert or replace ``doc`` and its blocks in one transaction; returns 'added' or 'updated'.
+
+        ``_fail_after`` (tests only) raises after that many blocks, to show the rollback.
+        """
+        rows = [(b, index_tokens(b.text), index_tokens(" ".join(b.section))) for b in doc.blocks]
+        title_tokens = index_tokens(doc.title)
+        with self._write_lock:
+            c = self.conn()
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                existed = self._delete_doc(c, doc.source)
+                c.execute(
+                    "INSERT INTO documents(doc_id, source, title, kind, content_hash, version_date, effective_date,"
+                    " collection, meta, n_blocks, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (doc.doc_id, doc.source, doc.title, doc.kind, doc.content_hash, doc.version_date,
+                     doc.effective_date, collection, json.dumps(doc.meta, ensure_ascii=False), len(doc.blocks),
+                     time.time()))
+                for i, (b, toks, sec_toks) in enumerate(rows):
+                    if _fail_after is not None and i >= _fail_after:
+                        raise RuntimeError("simulated crash during ingest")
+                    cur = c.execute(
+                        f"INSERT INTO blocks({_BLOCK_COLS[5:]}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (b.block_id, doc.doc_id, b.order, b.type, b.text, _j(b.section), b.clause, b.page_start,
+                         b.page_end, _j(b.bbox), _j(b.table_header), _j(b.table_rows), _j(b.meta) or "{}"))
+                    c.execute("INSERT INTO blocks_fts(rowid, text, section, title) VALUES (?,?,?,?)",
+                              (cur.lastrowid, toks, sec_toks, title_tokens))
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+        self._generation += 1
+        return "updated" if existed else "added"
+
+    def remove(self, source: str) -> bool:
+        """Delete the document with this source name; True if it existed."""
+        with self._write_lock:
+            c = self.conn()
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                existed = self._delete_doc(c, source)
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+        self._generation += 1
+        return existed
+
+    @staticmethod
+    def _delete_doc(c: sqlite3.Connection, source: str) -> bool:
+        row = c.execute("SELECT doc_id FROM documents WHERE source=?", (source,)).fetchone()
+        if not row:
+            return False
+        c.execute("DELETE FROM blocks_fts WHERE rowid IN (SELECT rid FROM blocks WHERE doc_id=?)", (row[0],))
+        c.execute("DELETE FROM blocks WHERE doc_id=?", (row[0],))
+        c.execute("DELETE FROM documents WHERE doc_id=?", (row[0],))
+        return True
+
+    # --- reading ----------------------------------------------------------
+    def documents(self, collection: Optional[str] = None) -> list[dict[str, Any]]:
+        q = "SELECT * FROM documents" + (" WHERE collection=?" if collection else "") + " ORDER BY source"
+        rows = self.conn().execute(q, (collection,) if collection else ()).fetchall()
+        return [_doc_row(r) for r in rows]
+
+    def document(self, doc_id: str) -> Optional[dict[str, Any]]:
+        r = self.conn().execute("SELECT * FROM documents WHERE doc_id=?", (doc_id,)).fetchone()
+        return _doc_row(r) if r else None
+
+    def block(self, block_id: str) -> Optional[Block]:
+        r = self.conn().execute(f"SELECT {_BLOCK_COLS} FROM blocks WHERE block_id=?", (block_id,)).fetchone()
+        return _block_row(r) if r else None
+
+    def blocks_by_rid(self, rids: Iterable[int]) -> dict[int, Block]:
+        rids = list(rids)
+        if not rids:
+            return {}
+        marks = ",".join("?" * len(rids))
+        rows = self.conn().execute(f"SELECT {_BLOCK_COLS} FROM blocks WHERE rid IN ({marks})", rids).fetchall()
+        return {r["rid"]: _block_row(r) for r in rows}
+
+    def doc_blocks(self, doc_id: str, start: int = 0, stop: int = 1 << 30) -> list[Block]:
+        """Blocks of a document with ``start <= order < stop``, in order."""
+        rows = self.conn().execute(
+            f"SELECT {_BLOCK_COLS} FROM blocks WHERE doc_id=? AND ord>=? AND ord<? ORDER BY ord",
+            (doc_id, start, stop)).fetchall()
+        return [_block_row(r) for r in rows]
+
+    def clause_blocks(self, doc_id: str, clause: str) -> list[Block]:
+        rows = self.conn().execute(
+            f"SELECT {_BLOCK_COLS} FROM blocks WHERE doc_id=? AND clause=? ORDER BY ord", (doc_id, clause)).fetchall()
+        return [_block_row(r) for r in rows]
+
+    def search(self, match: str, limit: int = 30, doc_ids: Optional[list[str]] = None,
+               weights: tuple[float, float, float] = (1.0, 0.5, 0.3)) -> list[tuple[int, float]]:
+        """FTS5 BM25 search; returns (rid, score) best first, score = -bm25 (higher is better)."""
+        sql = (f"SELECT rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) AS s "
+               "FROM blocks_fts WHERE blocks_fts MATCH ?")
+        args: list[Any] = [match]
+        if doc_ids:
+            sql += f" AND rowid IN (SELECT rid FROM blocks WHERE doc_id IN ({','.join('?' * len(doc_ids))}))"
+            args += doc_ids
+        sql += " ORDER BY s LIMIT ?"
+        args.append(limit)
+        try:
+            return [(r[0], -r[1]) for r in self.conn().execute(sql, args).fetchall()]
+        except sqlite3.OperationalError:
+            return []
+
+    def doc_freq(self, terms: Iterable[str]) -> dict[str, int]:
+        """Number of blocks containing each (lower-cased) term, from the FTS5 vocabulary."""
+        terms = list({t.lower() for t in terms})
+        if not terms:
+            return {}
+        marks = ",".join("?" * len(terms))
+        rows = self.conn().execute(f"SELECT term, doc FROM blocks_vocab WHERE term IN ({marks})", terms).fetchall()
+        out = {t: 0 for t in terms}
+        out.update({r[0]: r[1] for r in rows})
+        return out
+
+    def stats(self) -> dict[str, int]:
+        c = self.conn()
+        return {"documents": c.execute("SELECT count(*) FROM documents").fetchone()[0],
+                "blocks": c.execute("SELECT count(*) FROM blocks").fetchone()[0],
+                "bytes": self.path.stat().st_size if self.path.exists() else 0}
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever this Store object writes (for caches keyed on store content)."""
+        return self._generation
+
+
+def _j(value: Any) -> Optional[str]:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _doc_row(r: sqlite3.Row) -> dict[str, Any]:
+    d = dict(r)
+    d["meta"] = json.loads(d.get("meta") or "{}")
+    return d
+
+
+def _block_row(r: sqlite3.Row) -> Block:
+    return Block(
+        block_id=r["block_id"], doc_id=r["doc_id"], type=r["type"], text=r["text"], order=r["ord"],
+        section=json.loads(r["section"]), clause=r["clause"], page_start=r["page_start"], page_end=r["page_end"],
+        bbox=json.loads(r["bbox"]) if r["bbox"] else None,
+        table_header=json.loads(r["table_header"]) if r["table_header"] else None,
+        table_rows=json.loads(r["table_rows"]) if r["table_rows"] else None,
+        meta=json.loads(r["meta"] or "{}"),
+    )

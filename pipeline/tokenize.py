@@ -1,0 +1,82 @@
+"""Word segmentation shared by the store (FTS5 index) and the stages: jieba with the project dictionaries.
+
+One process-wide jieba Tokenizer, initialised lazily under a lock, with every
+``*.txt`` user dictionary in ``dictionaries/`` (jieba format: word [freq] [pos]).
+"""
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+DICT_DIR = Path(__file__).resolve().parent.parent / "dictionaries"
+_lock = threading.Lock()
+_tokenizer = None
+_WORD = re.compile(r"[\w\u4e00-\u9fff]", re.U)
+_USER_DICT_SKIP = {"stopwords.txt"}
+
+
+def get_tokenizer(dict_dir: Optional[Path] = None):
+    """The shared jieba.Tokenizer with the user dictionaries loaded (thread-safe, once per process)."""
+    global _tokenizer
+    if _tokenizer is not None:
+        return _tokenizer
+    with _lock:
+        if _tokenizer is None:
+            import jieba
+
+            jieba.setLogLevel(logging.WARNING)
+            tok = jieba.Tokenizer()
+            tok.initialize()
+            for f in sorted((dict_dir or DICT_DIR).glob("*.txt")):
+                if f.name not in _USER_DICT_SKIP:
+                    tok.load_userdict(str(f))
+            _tokenizer = tok
+    return _tokenizer
+
+
+def add_words(words: list[str], freq: Optional[int] = None) -> None:
+    """Add words to the shared tokenizer at run time (e.g. terms from rules or synonyms)."""
+    tok = get_tokenizer()
+    for w in words:
+        if w and len(w) > 1:
+            tok.add_word(w, freq)
+    cut.cache_clear()
+
+
+@lru_cache(maxsize=4096)
+def _cut_cached(text: str) -> tuple[str, ...]:
+    return tuple(get_tokenizer().lcut(text, HMM=True))
+
+
+def cut(text: str) -> list[str]:
+    """Segment ``text`` into words (punctuation and spaces kept as tokens)."""
+    return list(_cut_cached(text))
+
+
+cut.cache_clear = _cut_cached.cache_clear  # type: ignore[attr-defined]
+
+
+def index_tokens(text: str) -> str:
+    """Space-joined search tokens of ``text`` for FTS5: words plus their sub-words, lower-cased."""
+    tok = get_tokenizer()
+    words = [w.lower() for w in tok.cut_for_search(text) if _WORD.search(w)]
+    return " ".join(words)
+
+
+def is_word(token: str) -> bool:
+    """True for a token with at least one letter, digit or CJK character."""
+    return bool(_WORD.search(token))
+
+
+@lru_cache(maxsize=1)
+def stopwords() -> frozenset[str]:
+    """Stop words from dictionaries/stopwords.txt (comments with #)."""
+    path = DICT_DIR / "stopwords.txt"
+    if not path.exists():
+        return frozenset()
+    return frozenset(l.strip() for l in path.read_text(encoding="utf-8").splitlines()
+                     if l.strip() and not l.startswith("#"))
