@@ -18,6 +18,9 @@ class Messages:
             "(e.g. `iconv -f <encoding> -t UTF-8`).")
     E005 = "Cannot read {path}: {detail}. The file may be corrupt or truncated; re-export it."
     E006 = "No text could be extracted from {path}. If it is a scan, install OCR support or provide a text version."
+    E007 = ("{path} is encrypted ({detail}). Pass its password (parse_pdf(..., password=...)) "
+            "or save an unprotected copy (e.g. `qpdf --decrypt --password=PW in.pdf out.pdf`).")
+    E008 = "{path} has no pages. Re-export the PDF or leave it out of the batch."
     # store (E1xx)
     E101 = ("Store {db} has schema version {found}, this LoopAgent needs {expected}. "
             "Re-ingest into a new file (`loopagent ingest DOCS --db NEW.sqlite`) or delete {db}.")
@@ -29,6 +32,9 @@ class Messages:
     E201 = "{file}:{line} {rule_id}: {problem}. {fix}"
     E202 = "Cannot parse rule file {file}: {detail}. Fix the YAML syntax; the previous rules stay active."
     E203 = "Rule example failed: {file} {rule_id}: input {example!r} expected {expected!r}, got {got!r}."
+    E204 = ("Cannot load the stage-2 parser {model}: {detail}. Use the shipped model (syntax model \"builtin\", "
+            "retrain with `python scripts/train_parser.py all`) or install the named package "
+            "(e.g. `pip install zh_core_web_sm-3.7.0.tar.gz`).")
     # ask / API (E3xx)
     E301 = "Question is empty. Pass a question, e.g. `loopagent ask \"试用期最长多久？\"`."
     E302 = "Line {line} of {path} is not a JSON object with a \"question\" field: {detail}."
@@ -47,6 +53,7 @@ class Messages:
     W002 = "Decoded {path} as GB18030, not UTF-8."
     W003 = "Page {page} of {path} has glyphs without a Unicode map ((cid:N)); its text may be unusable."
     W004 = "Page {page} of {path} has no text layer (scanned?). Install tesseract with chi_sim to OCR it."
+    W006 = "Page {page} of {path} could not be read ({detail}); it was skipped, the rest of the document is kept."
     W005 = "No rules loaded from {path}: every question will fall back to recall only."
 
 
