@@ -1,0 +1,13 @@
+"""LoopAgent: answers factual questions about Chinese policy documents, and proves every answer.
+
+    from pipeline import KnowledgeBase
+    kb = KnowledgeBase("kb.sqlite")
+    kb.ingest(["examples/docs"])
+    print(kb.ask("试用期最长多久？").to_dict())
+"""
+from .errors import LoopAgentError
+from .kb import IngestReport, KnowledgeBase
+from .types import Answer, Block, Document, Evidence, Sentence
+
+__all__ = ["KnowledgeBase", "IngestReport", "Answer", "Evidence", "Document", "Block", "Sentence", "LoopAgentError"]
+__version__ = "0.1.0"

@@ -1,0 +1,51 @@
+"""Lexical sentence scoring: the part of sentence selection that needs no parser.
+
+Used by stage 2 as the lexical component, and as the whole of stage 2 when the
+parser is unavailable. A sentence's score is the weighted share of the question's
+terms it contains (synonyms at lower weight), with its block's terms and section
+path counting a little, plus the block's stage-1 score as a prior.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .text import split_sentences
+from .types import Anchor, Candidate, Query
+
+
+def coverage(query: Query, text: str, context: str = "", syn_weight: float = 0.6) -> float:
+    """Weighted share (0..1) of the question's terms found in ``text`` (``context`` counts 40%)."""
+    total = 0.0
+    got = 0.0
+    for t, w in query.weights.items():
+        total += w
+        if t in text:
+            got += w
+        else:
+            syns = query.expansions.get(t, [])
+            if any(s in text for s in syns):
+                got += w * syn_weight
+            elif t in context or any(s in context for s in syns):
+                got += w * 0.4
+    return got / total if total else 0.0
+
+
+def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
+                    blocks: Optional[int] = 20) -> list[Anchor]:
+    """Best sentences of the top candidate blocks by lexical coverage, best first."""
+    out: list[Anchor] = []
+    top = candidates[:blocks] if blocks else candidates
+    if not top:
+        return []
+    best_block = max(c.score for c in top) or 1.0
+    for c in top:
+        b = c.block
+        context = " ".join(b.section) + " " + c.title + " " + b.text
+        prior = c.score / best_block
+        for s in split_sentences(b.text):
+            cov = coverage(query, s.text, context)
+            score = cov + 0.35 * prior
+            out.append(Anchor(candidate=c, sentence=s, score=round(score, 4), pattern=None,
+                              details={"coverage": round(cov, 3), "prior": round(prior, 3)}))
+    out.sort(key=lambda a: -a.score)
+    return out[:limit]

@@ -1,0 +1,59 @@
+"""JSONL audit log: one line per decision (question, status, method, evidence ids, trace id, rules version)."""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Optional
+
+from .types import Answer
+
+
+def new_trace_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+class AuditLog:
+    """Append-only JSONL file, safe from several threads; ``None`` path disables it."""
+
+    def __init__(self, path: Optional[str | Path]) -> None:
+        self.path = Path(path) if path else None
+        self._lock = threading.Lock()
+
+    def record(self, answer: Answer, extra: Optional[dict[str, Any]] = None) -> None:
+        if self.path is None:
+            return
+        row = {
+            "ts": round(time.time(), 3), "trace_id": answer.trace_id, "id": answer.id,
+            "question": answer.question, "status": answer.status, "answer": answer.answer,
+            "value": answer.value, "method": answer.method, "confidence": round(answer.confidence, 3),
+            "evidence": [{"block_id": e.block_id, "source": e.source, "section": e.section, "text": e.text}
+                         for e in answer.evidence],
+            "reasoning": answer.reasoning, "timings_ms": answer.timings_ms,
+        }
+        if answer.trace is not None:
+            row["trace"] = answer.trace
+        if extra:
+            row.update(extra)
+        line = json.dumps(row, ensure_ascii=False, default=str) + "\n"
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(line)
+                f.flush()
+                os.fsync(f.fileno()) if os.environ.get("LOOPAGENT_AUDIT_FSYNC") else None
+
+
+def read_audit(path: str | Path, trace_id: Optional[str] = None) -> list[dict[str, Any]]:
+    """Records of an audit log, optionally only the one with ``trace_id`` (for replay)."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                if trace_id is None or row.get("trace_id") == trace_id:
+                    out.append(row)
+    return out

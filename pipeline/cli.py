@@ -1,0 +1,192 @@
+"""The `loopagent` command line: ingest, ask, docs, show, rules."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+from .errors import LoopAgentError, message
+from .kb import KnowledgeBase, default_db
+
+
+def _audit_path(db: str, arg: Optional[str]) -> Optional[str]:
+    if arg == "-":
+        return None
+    if arg:
+        return arg
+    env = os.environ.get("LOOPAGENT_AUDIT")
+    if env is not None:
+        return env or None
+    return str(Path(db).with_suffix(".audit.jsonl"))
+
+
+def cmd_ingest(args) -> int:
+    kb = KnowledgeBase(args.db, audit_log=None)
+    if args.remove:
+        n = kb.remove(args.paths)
+        print(f"removed {n} of {len(args.paths)} documents")
+        return 0 if n else 1
+    rep = kb.ingest(args.paths, collection=args.collection, force=args.force)
+    for line in rep.lines:
+        print(line, file=sys.stderr)
+    st = kb.store.stats()
+    print(rep.summary() + f"; store {st['documents']} docs, {st['blocks']} blocks, {st['bytes'] / 1e6:.1f} MB")
+    if rep.ingested == 0 and (rep.failed or rep.skipped == 0):
+        return 1
+    if args.strict and rep.failed:
+        return 1
+    return 0
+
+
+def cmd_ask(args) -> int:
+    kb = KnowledgeBase(args.db, audit_log=_audit_path(args.db, args.audit), create=False)
+    if args.jsonl:
+        src = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")
+        bad = 0
+        with src:
+            for lineno, line in enumerate(src, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                    question = row["question"]
+                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                    print(message("E302", line=lineno, path=args.jsonl, detail=str(exc)), file=sys.stderr)
+                    bad += 1
+                    continue
+                ans = kb.ask(question, id=row.get("id"), session=row.get("session"), trace=args.trace)
+                print(json.dumps(ans.to_dict(), ensure_ascii=False), flush=True)
+        return 1 if bad else 0
+    question = " ".join(args.question or []).strip()
+    if not question:
+        raise LoopAgentError("E301")
+    ans = kb.ask(question, trace=args.trace)
+    if args.json or args.trace:
+        print(json.dumps(ans.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        _print_human(ans)
+    return 0 if ans.status == "answered" else 3
+
+
+def _print_human(ans) -> None:
+    if ans.status != "answered":
+        print("未找到有依据的答案 (not_found)")
+    else:
+        print(ans.answer)
+        for e in ans.evidence:
+            where = " > ".join(e.section)
+            page = f" p.{e.page}" if e.page else ""
+            print(f"  依据：{e.title} {where}{page}：{e.text}")
+        print(f"  方法：{ans.method}  置信度：{ans.confidence:.2f}")
+    for r in ans.reasoning:
+        print(f"  · {r}")
+
+
+def cmd_docs(args) -> int:
+    kb = KnowledgeBase(args.db, create=False)
+    docs = kb.documents(args.collection)
+    if args.json:
+        print(json.dumps(docs, ensure_ascii=False, indent=2))
+    else:
+        for d in docs:
+            print(f"{d['doc_id']}  {d['n_blocks']:5d} blocks  {d.get('version_date') or '':10s}  {d['source']}  ({d['title']})")
+        print(f"{len(docs)} documents")
+    return 0
+
+
+def cmd_show(args) -> int:
+    kb = KnowledgeBase(args.db, create=False)
+    b = kb.block(args.block_id)
+    doc = kb.store.document(b.doc_id) or {}
+    if args.image:
+        from .ingest.render import render_evidence  # needs the PDF path recorded at ingest
+        pdf = doc.get("meta", {}).get("path")
+        if not pdf or not b.page_start:
+            print(message("E103", block_id=args.block_id, db=args.db) + " (no page image: not a PDF block)", file=sys.stderr)
+            return 1
+        out = render_evidence(Path(pdf), b.page_start, b.bbox, args.highlight or None, Path(args.image))
+        print(out)
+        return 0
+    d = b.to_dict()
+    d["title"] = doc.get("title")
+    d["source"] = doc.get("source")
+    print(json.dumps(d, ensure_ascii=False, indent=2))
+    return 0
+
+
+def cmd_rules(args) -> int:
+    from .rules_cli import lint, run_examples
+    if args.action == "test":
+        failures, total = run_examples(verbose=args.verbose)
+        for f in failures:
+            print(f)
+        print(f"{total - len(failures)} passed, {len(failures)} failed")
+        return 1 if failures else 0
+    problems = lint()
+    for p in problems:
+        print(p)
+    print(f"{len(problems)} problems")
+    return 1 if problems else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="loopagent", description="Answer questions about Chinese policy documents, with evidence.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    def db_arg(sp):
+        sp.add_argument("--db", default=default_db(), help="SQLite store (default $LOOPAGENT_DB or ./loopagent.sqlite)")
+
+    sp = sub.add_parser("ingest", help="ingest files or directories (recursively)")
+    sp.add_argument("paths", nargs="+")
+    db_arg(sp)
+    sp.add_argument("--collection", default="default")
+    sp.add_argument("--remove", action="store_true", help="delete these sources instead of ingesting")
+    sp.add_argument("--force", action="store_true", help="re-parse unchanged files too")
+    sp.add_argument("--strict", action="store_true", help="exit non-zero if any file failed")
+    sp.set_defaults(func=cmd_ingest)
+
+    sp = sub.add_parser("ask", help="ask a question (or a JSONL file of questions)")
+    sp.add_argument("question", nargs="*")
+    db_arg(sp)
+    sp.add_argument("--json", action="store_true", help="print the answer object as JSON")
+    sp.add_argument("--jsonl", help='file of {"id", "question"} lines ("-" for stdin); prints one JSON answer per line')
+    sp.add_argument("--trace", action="store_true", help="include the per-stage trace in the JSON")
+    sp.add_argument("--audit", help="audit log file (default: next to the db; '-' disables)")
+    sp.set_defaults(func=cmd_ask)
+
+    sp = sub.add_parser("docs", help="list ingested documents")
+    db_arg(sp)
+    sp.add_argument("--collection")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_docs)
+
+    sp = sub.add_parser("show", help="show a block (evidence) by id")
+    sp.add_argument("block_id")
+    db_arg(sp)
+    sp.add_argument("--image", help="render the PDF page crop with the evidence highlighted to this PNG")
+    sp.add_argument("--highlight", help="text to highlight on the page image")
+    sp.set_defaults(func=cmd_show)
+
+    sp = sub.add_parser("rules", help="check rules: `rules test` runs every rule's examples, `rules lint` validates")
+    sp.add_argument("action", choices=["test", "lint"])
+    sp.add_argument("-v", "--verbose", action="store_true")
+    sp.set_defaults(func=cmd_rules)
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except LoopAgentError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

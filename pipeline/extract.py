@@ -1,0 +1,574 @@
+"""Stage 3: template answer extraction in context windows, with normalised values and grounding.
+
+Needs: the Query and the anchors of stage 2 (sentences in candidate blocks).
+Adds: an Answer (value, answer text in the document's wording, evidence, reasoning) or None.
+
+Templates live in rules/templates.yaml; this module holds the value builders
+(``BUILDERS``), the context window, and the type-specific strategies (lists,
+yes/no polarity, comparisons) that templates alone cannot express.
+"""
+from __future__ import annotations
+
+import math
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import regex
+
+from .numbers import canonical_unit, cn_number, find_quantities, grounded, norm_for_match
+from .rules import Field, RuleSet, register_schema
+from .store import Store
+from .text import split_sentences
+from .types import Anchor, Block, Candidate, Evidence, Query, Sentence
+
+PLACEHOLDERS = {
+    "NUM": r"(?:\d+(?:,\d{3})*(?:\.\d+)?(?:[万亿])?|[零〇一二两三四五六七八九十百千万亿]+)",
+    "DUR_UNIT": r"(?:个工作日|工作日|个月|个小时|小时|周岁|个星期|星期|年|日|天|周)",
+    "MONEY_UNIT": r"(?:万元|亿元|元)",
+    "MEASURE_UNIT": r"(?:厘米|毫米|公里|千米|平方米|米|周岁|岁|人|名|次|分|V|A|W|N\.m|N·m|Nm|kg|千克|公斤|吨|小时|日|天|%)",
+}
+
+
+def expand(pattern: str) -> str:
+    """Replace NUM / DUR_UNIT / MONEY_UNIT / MEASURE_UNIT placeholders by their regexes."""
+    for key in sorted(PLACEHOLDERS, key=len, reverse=True):
+        pattern = re.sub(rf"(?<![A-Za-z_]){key}(?![A-Za-z_])", lambda m, k=key: PLACEHOLDERS[k], pattern)
+    return pattern
+
+
+def _check_template(rule: dict) -> Optional[str]:
+    if rule.get("builder") not in BUILDERS:
+        return f"builder {rule.get('builder')!r} is unknown; choose one of {sorted(BUILDERS)}"
+    try:
+        regex.compile(expand(rule.get("regex", "")))
+    except regex.error as exc:
+        return f"invalid regex ({exc})"
+    return None
+
+
+register_schema("template", {
+    "types": Field((list,), True, "question types this template answers, e.g. [duration]"),
+    "priority": Field((int,), True, "higher is tried first"),
+    "builder": Field((str,), True, "how the value is built (see pipeline/extract.py BUILDERS)"),
+    "regex": Field((str,), True, "a Python `regex` pattern with named groups"),
+}, check=lambda r: _check_template(r))
+
+
+# --- value builders -------------------------------------------------------------
+def _num(s: Optional[str]) -> Optional[float]:
+    v = cn_number(s) if s else None
+    if v is None:
+        return None
+    return int(v) if float(v).is_integer() else v
+
+
+def _b_duration(g: dict) -> Optional[dict]:
+    n = _num(g.get("num"))
+    return None if n is None else {"kind": "duration", "number": n, "unit": canonical_unit(g.get("unit") or "")}
+
+
+def _b_money(g: dict) -> Optional[dict]:
+    n = _num(g.get("num"))
+    if n is None:
+        return None
+    unit = g.get("unit") or ""
+    if unit in ("万元", "亿元"):
+        n = n * (10_000 if unit == "万元" else 100_000_000)
+        n = int(n) if float(n).is_integer() else n
+        unit = "元"
+    kind = "money" if unit == "元" else "number"
+    return {"kind": kind, "number": n, "unit": canonical_unit(unit)}
+
+
+def _b_range(g: dict) -> Optional[dict]:
+    lo, hi = _num(g.get("min")), _num(g.get("max"))
+    if lo is None or hi is None:
+        return None
+    unit = g.get("unit") or ""
+    unit1 = g.get("unit1") or unit
+    scale = {"万元": 10_000, "亿元": 100_000_000}
+    lo = lo * scale.get(unit1, 1)
+    hi = hi * scale.get(unit, 1)
+    if unit in scale:
+        unit = "元"
+    if lo > hi:
+        return None
+    fix = lambda v: int(v) if float(v).is_integer() else v  # noqa: E731
+    return {"kind": "range", "min": fix(lo), "max": fix(hi), "unit": canonical_unit(unit)}
+
+
+def _b_range_multiple(g: dict) -> Optional[dict]:
+    r = _b_range({**g, "unit": "倍"})
+    return r
+
+
+def _b_percent(g: dict) -> Optional[dict]:
+    if g.get("pre"):
+        n = _num(g.get("num"))
+        unit = "%" if g["pre"] == "百分之" else "‰"
+    else:
+        n = _num(g.get("num2"))
+        unit = g.get("sign") or "%"
+    return None if n is None else {"kind": "number", "number": n, "unit": unit}
+
+
+def _b_date(g: dict) -> Optional[dict]:
+    y = g.get("y") or ""
+    if not y.isdigit():
+        y = "".join(str(int(cn_number(ch) or 0)) for ch in y)
+    m, d = _num(g.get("m")), _num(g.get("d"))
+    if not y or m is None or d is None or not (1 <= m <= 12 and 1 <= d <= 31):
+        return None
+    return {"kind": "date", "iso": f"{int(y):04d}-{int(m):02d}-{int(d):02d}"}
+
+
+def _b_count(g: dict) -> Optional[dict]:
+    n = _num(g.get("num"))
+    return None if n is None or n > 100 else {"kind": "count", "number": n, "unit": g.get("cls") or ""}
+
+
+_ITEM_SPLIT = re.compile(r"、|以及|及|和|与|或者|或")
+
+
+def _b_count_enum(g: dict) -> Optional[dict]:
+    items = [x.strip() for x in _ITEM_SPLIT.split(g.get("items") or "") if x.strip()]
+    if len(items) < 2 or any(len(x) > 30 for x in items):
+        return None
+    return {"kind": "count", "number": len(items), "items": items}
+
+
+def _b_text(g: dict) -> Optional[dict]:
+    t = (g.get("text") or "").strip()
+    return {"kind": "text", "text": t} if t else None
+
+
+def _b_definition(g: dict) -> Optional[dict]:
+    body = (g.get("body") or "").strip()
+    return {"kind": "text", "text": body, "term": (g.get("term") or "").strip()} if body else None
+
+
+_BAD_AGENT = re.compile(r"^(并|并且|应当|可以|由|其|和|以及|或者|不|未|没有)|[的地]$")
+
+
+def _b_who(g: dict) -> Optional[dict]:
+    agent = (g.get("agent") or "").strip()
+    agent = re.sub(r"^(由|应当由|应由|并由)", "", agent)
+    if not agent or _BAD_AGENT.search(agent) or len(agent) < 2:
+        return None
+    return {"kind": "text", "text": agent}
+
+
+BUILDERS: dict[str, Callable[[dict], Optional[dict]]] = {
+    "duration": _b_duration, "money": _b_money, "range": _b_range, "range_multiple": _b_range_multiple,
+    "percent": _b_percent, "date": _b_date, "count": _b_count, "count_enum": _b_count_enum,
+    "text_match": _b_text, "definition": _b_definition, "who": _b_who,
+}
+
+
+@dataclass
+class Template:
+    id: str
+    types: tuple[str, ...]
+    priority: int
+    builder: str
+    rx: Any
+    examples: list[dict] = field(default_factory=list)
+
+    def apply(self, text: str) -> list[tuple[dict, tuple[int, int]]]:
+        """Every (value, span) this template finds in ``text``."""
+        out = []
+        for m in self.rx.finditer(text):
+            groups = {k: v for k, v in m.groupdict().items() if v is not None}
+            value = BUILDERS[self.builder](groups)
+            if value is not None:
+                out.append((value, m.span()))
+        return out
+
+
+def compile_templates(rules: list[dict]) -> list[Template]:
+    out = [Template(r["id"], tuple(r["types"]), r["priority"], r["builder"], regex.compile(expand(r["regex"])),
+                    r.get("examples") or []) for r in rules]
+    out.sort(key=lambda t: -t.priority)
+    return out
+
+
+# --- range conditions: "一年以上不满三年的" vs a quantity in the question ------------------
+_U = r"(?P<u>个月|月|年|日|天|周岁|岁|小时|人|元|万元|个工作日|工作日)"
+_N = PLACEHOLDERS["NUM"]
+_RANGES = [
+    (regex.compile(rf"(?:满|已满)?(?P<a>{_N}){_U}以上(?:[，,])?(?:不满|不足|未满)(?P<b>{_N})(?P<u2>个月|月|年|日|天|周岁|岁|小时|人|元|万元)?"), "ab"),
+    (regex.compile(rf"(?:满|已满)(?P<a>{_N}){_U}(?:[，,])?(?:不满|不足|未满)(?P<b>{_N})(?P<u2>个月|月|年|日|天|周岁|岁|小时|人|元|万元)?"), "ab"),
+    (regex.compile(rf"(?:不满|不足|未满|少于|低于)(?P<b>{_N}){_U}"), "b"),
+    (regex.compile(rf"(?:满|已满|超过|高于|多于)(?P<a>{_N}){_U}"), "a"),
+    (regex.compile(rf"(?P<a>{_N}){_U}(?:以上|及以上)"), "a"),
+    (regex.compile(rf"(?P<b>{_N}){_U}(?:以下|之内|以内|内)"), "b="),
+]
+_TO_BASE = {"年": ("t", 365.0), "月": ("t", 30.0), "个月": ("t", 30.0), "日": ("t", 1.0), "天": ("t", 1.0),
+            "周": ("t", 7.0), "小时": ("h", 1.0), "周岁": ("age", 1.0), "岁": ("age", 1.0), "人": ("p", 1.0),
+            "元": ("y", 1.0), "万元": ("y", 10_000.0), "工作日": ("t", 1.0), "个工作日": ("t", 1.0)}
+
+
+def _base(n: float, unit: str) -> Optional[tuple[str, float]]:
+    if unit not in _TO_BASE:
+        return None
+    dim, f = _TO_BASE[unit]
+    return dim, n * f
+
+
+def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int, int]]]:
+    """Numeric conditions in ``text``: (dimension, low, high, high_inclusive, span)."""
+    out = []
+    taken: list[tuple[int, int]] = []
+    for rx, kind in _RANGES:
+        for m in rx.finditer(text):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            u = m.group("u")
+            a = _num(m.groupdict().get("a")) if "a" in kind else None
+            b = _num(m.groupdict().get("b")) if "b" in kind else None
+            u2 = m.groupdict().get("u2") or u
+            lo = _base(a, u) if a is not None else None
+            hi = _base(b, u2) if b is not None else None
+            dim = (lo or hi or (None, 0))[0]
+            if dim is None:
+                continue
+            out.append((dim, lo[1] if lo else -math.inf, hi[1] if hi else math.inf, kind == "b=", m.span()))
+            taken.append(m.span())
+    return out
+
+
+def condition_match(question_quantities: list[dict], text: str) -> float:
+    """+1 when a question quantity falls inside a condition range of ``text``, -1 when outside, 0 otherwise."""
+    if not question_quantities:
+        return 0.0
+    conds = range_conditions(text)
+    if not conds:
+        return 0.0
+    best = 0.0
+    for q in question_quantities:
+        b = _base(float(q["number"]), q["unit"] if q["unit"] != "月" else "月")
+        if b is None:
+            continue
+        dim, v = b
+        for cdim, lo, hi, incl, _ in conds:
+            if cdim != dim:
+                continue
+            inside = lo <= v and (v <= hi if incl else v < hi)
+            best = max(best, 1.0) if inside else min(best, -1.0) if best <= 0 else best
+    return best
+
+
+# --- polarity for yes/no ----------------------------------------------------------
+_NEG_MODAL = re.compile(r"不得|禁止|不能|不可以|不予|不准|严禁|无需|不需要|不必|不再|不属于|不计入|不视为|不应|无权|不享受")
+_POS_MODAL = re.compile(r"应当|可以|有权|必须|应|准予|享有|视同|计入|属于|需要|须")
+
+
+def polarity_of(text: str) -> Optional[bool]:
+    """True for a permissive/obligatory provision, False for a prohibition, None if neither."""
+    neg = _NEG_MODAL.search(text)
+    pos = _POS_MODAL.search(text)
+    if neg and (not pos or neg.start() <= pos.start() + 2):
+        return False
+    if pos:
+        return True
+    return None
+
+
+@dataclass(frozen=True)
+class ExtractSettings:
+    """Knobs of stage 3."""
+
+    anchors_tried: int = 8
+    window_before: int = 2
+    window_after: int = 3
+    min_coverage: float = 0.45   # share of the question's term weight the evidence must contain
+
+
+@dataclass
+class Found:
+    """An extraction candidate before it becomes an Answer."""
+
+    value: dict
+    answer: str
+    method: str
+    anchor: Anchor
+    evidence: list[tuple[Block, Sentence, str, str]]  # (block, sentence, title, source)
+    score: float
+    reasons: list[str]
+
+
+class Extractor:
+    """Stage 3: apply templates around anchors; pick the best grounded extraction."""
+
+    def __init__(self, store: Store, rules: RuleSet, settings: Optional[ExtractSettings] = None) -> None:
+        self.store = store
+        self.rules = rules
+        self.settings = settings or ExtractSettings()
+        self._lock = threading.Lock()
+        self._version = -1
+        self._templates: list[Template] = []
+
+    def templates(self) -> list[Template]:
+        if self._version != self.rules.version:
+            with self._lock:
+                self._templates = compile_templates(self.rules.get("template"))
+                self._version = self.rules.version
+        return self._templates
+
+    # --- context ------------------------------------------------------------
+    def list_items(self, block: Block) -> tuple[Optional[Block], list[Block]]:
+        """For a lead paragraph ending in '：' (or a list item): the lead and its list items."""
+        if block.type == "list_item":
+            sib = self.store.doc_blocks(block.doc_id, max(0, block.order - 40), block.order + 40)
+            lead = None
+            for b in reversed([b for b in sib if b.order < block.order]):
+                if b.type != "list_item":
+                    lead = b
+                    break
+            start = lead.order + 1 if lead else block.order
+            items = []
+            for b in sib:
+                if b.order < start:
+                    continue
+                if b.type != "list_item":
+                    if b.order > block.order:
+                        break
+                    continue
+                items.append(b)
+            return lead, items
+        if not re.search(r"[：:]\s*$", block.text) and "下列" not in block.text:
+            return None, []
+        after = self.store.doc_blocks(block.doc_id, block.order + 1, block.order + 40)
+        items = []
+        for b in after:
+            if b.type != "list_item":
+                break
+            items.append(b)
+        return block, items
+
+    # --- main ---------------------------------------------------------------
+    def run(self, query: Query, anchors: list[Anchor]) -> Optional[Found]:
+        tried = anchors[: self.settings.anchors_tried]
+        if not tried:
+            return None
+        best: Optional[Found] = None
+        strategies = STRATEGIES.get(query.qtype, ("templates",))
+        for rank, anchor in enumerate(tried):
+            for strat in strategies:
+                f = getattr(self, f"_s_{strat}")(query, anchor)
+                if f is None:
+                    continue
+                f.score += anchor.score - 0.05 * rank
+                if best is None or f.score > best.score:
+                    best = f
+        return best
+
+    def _ev(self, anchor: Anchor, block: Optional[Block] = None, sent: Optional[Sentence] = None):
+        c = anchor.candidate
+        return (block or c.block, sent or anchor.sentence, c.title, c.source)
+
+    # quantity-like questions: templates on the anchor sentence
+    def _s_templates(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        sent = anchor.sentence.text
+        found = None
+        for t in self.templates():
+            if query.qtype not in t.types:
+                continue
+            for value, span in t.apply(sent):
+                if not _unit_ok(query, value):
+                    continue
+                clause = _clause_at(sent, span)
+                if not grounded(clause, sent):
+                    continue
+                score = t.priority / 100.0 + _proximity(query, sent, span)
+                cm = condition_match(query.constraints.get("quantities") or [], _clause_before(sent, span))
+                score += 0.8 * cm
+                if found is None or score > found.score:
+                    answer = _answer_text(query, value, clause)
+                    found = Found(value=value, answer=answer, method=f"template:{t.id}", anchor=anchor,
+                                  evidence=[self._ev(anchor)], score=score,
+                                  reasons=[f"匹配模式：{t.id}", f"识别值：{_render(value)}"]
+                                  + (["条件匹配：问题中的数量落在该条件范围内"] if cm > 0 else []))
+        return found
+
+    def _s_list(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        block = anchor.candidate.block
+        lead, items = self.list_items(block)
+        if len(items) < 2:
+            return None
+        texts = [re.sub(r"[；;。]$", "", b.text) for b in items]
+        lead_block = lead or block
+        lead_sent = split_sentences(lead_block.text)[-1] if lead_block.text else anchor.sentence
+        ev = [(lead_block, lead_sent, anchor.candidate.title, anchor.candidate.source)]
+        ev += [(b, Sentence(b.text, 0, len(b.text)), anchor.candidate.title, anchor.candidate.source) for b in items]
+        answer = "；".join(texts)
+        return Found(value={"kind": "list", "items": texts}, answer=answer, method="template:list.items",
+                     anchor=anchor, evidence=ev, score=0.8,
+                     reasons=[f"匹配模式：list.items（{len(items)} 项）"])
+
+    def _s_count_items(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        f = self._s_list(query, anchor)
+        if f is None:
+            return None
+        n = len(f.value["items"])
+        cls = _asked_classifier(query.text)
+        f.value = {"kind": "count", "number": n, "items": f.value["items"]}
+        f.answer = f"{n}{cls}：" + f.answer
+        f.method = "template:count.items"
+        f.score = 0.7
+        return f
+
+    def _s_yesno(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        sent = anchor.sentence.text
+        pol = polarity_of(sent)
+        if pol is None:
+            return None
+        cm = condition_match(query.constraints.get("quantities") or [], sent)
+        q_neg = bool(re.search(r"不(?:得|能|可以|用|需要|必)|无需|禁止", query.text))
+        yes = pol
+        reasons = [f"模态：{'肯定' if pol else '否定'}"]
+        if cm < 0:
+            yes = not yes
+            reasons.append("条件不满足：问题中的数量不在该条件范围内")
+        elif cm > 0:
+            reasons.append("条件满足：问题中的数量落在该条件范围内")
+        del q_neg
+        head = "是" if yes else "否"
+        return Found(value={"kind": "boolean", "value": yes}, answer=f"{head}。依据：{sent}", method="template:yesno.modal",
+                     anchor=anchor, evidence=[self._ev(anchor)], score=0.6 + 0.2 * abs(cm), reasons=reasons)
+
+    def _s_sentence(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """Quote the anchor sentence (who/procedure/definition/exception answers are provisions)."""
+        sent = anchor.sentence.text
+        block = anchor.candidate.block
+        sents = split_sentences(block.text)
+        idx = next((i for i, s in enumerate(sents) if s.start == anchor.sentence.start), 0)
+        extra = ""
+        if query.qtype in ("procedure", "condition", "exception") and idx + 1 < len(sents):
+            extra = sents[idx + 1].text
+        answer = sent + extra
+        return Found(value={"kind": "text", "text": answer}, answer=answer, method=f"template:{query.qtype}.sentence",
+                     anchor=anchor, evidence=[self._ev(anchor)], score=0.3, reasons=["匹配模式：引用条款原文"])
+
+    def _s_definition(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        for t in self.templates():
+            if "definition" not in t.types:
+                continue
+            for value, span in t.apply(anchor.sentence.text):
+                term = value.get("term", "")
+                if not any(e in term or term.endswith(e) for e in (query.entities + query.terms) if len(e) >= 2):
+                    continue
+                return Found(value={"kind": "text", "text": value["text"]},
+                             answer=anchor.sentence.text[span[0]:span[1]], method=f"template:{t.id}", anchor=anchor,
+                             evidence=[self._ev(anchor)], score=0.9, reasons=[f"匹配模式：{t.id}", f"术语：{term}"])
+        return None
+
+    def _s_who(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        for t in self.templates():
+            if "who" not in t.types:
+                continue
+            for value, span in t.apply(anchor.sentence.text):
+                clause = _clause_at(anchor.sentence.text, span)
+                return Found(value=value, answer=clause if len(clause) < 80 else value["text"],
+                             method=f"template:{t.id}", anchor=anchor, evidence=[self._ev(anchor)], score=0.7,
+                             reasons=[f"匹配模式：{t.id}", f"责任主体：{value['text']}"])
+        return None
+
+    def _s_exception(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        sent = anchor.sentence.text
+        m = re.search(r"(但|除)([^。；]*?)(除外|外)", sent)
+        if m:
+            return Found(value={"kind": "text", "text": m.group(0)}, answer=sent, method="template:exception.but",
+                         anchor=anchor, evidence=[self._ev(anchor)], score=0.6, reasons=["匹配模式：exception.but"])
+        return None
+
+
+# type -> strategies tried on each anchor, in order
+STRATEGIES: dict[str, tuple[str, ...]] = {
+    "duration": ("templates",), "money": ("templates",), "number": ("templates",), "date": ("templates",),
+    "count": ("templates", "count_items"), "list": ("list",), "condition": ("list", "templates", "sentence"),
+    "exception": ("list", "exception", "sentence"), "definition": ("definition",), "who": ("who",),
+    "yesno": ("yesno",), "procedure": ("list", "templates", "sentence"), "table": ("templates",),
+    "multihop": ("templates",), "code": ("sentence",), "open": (), "compare": ("templates", "who", "sentence"),
+}
+
+_ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几年|多少年"), "年"),
+             (re.compile(r"几天|多少天|几日|多少日"), "日"), (re.compile(r"几个工作日|多少个工作日"), "工作日"),
+             (re.compile(r"几个?小时|多少小时"), "小时")]
+
+
+def _unit_ok(query: Query, value: dict) -> bool:
+    """A value whose unit contradicts what the question asks for (几个月 vs 日) is not an answer."""
+    unit = value.get("unit")
+    if value.get("kind") != "duration" or not unit:
+        return True
+    for rx, u in _ASK_UNIT:
+        if rx.search(query.text):
+            dims = {"月": {"月", "年"}, "年": {"年", "月"}, "日": {"日", "工作日"}, "工作日": {"工作日", "日"},
+                    "小时": {"小时"}}
+            return unit in dims[u]
+    return True
+
+
+def _asked_classifier(question: str) -> str:
+    m = re.search(r"几(个等级|个部分|个阶段|个|种|类|项|级|档|部分|大|方面|阶段|等级)", question)
+    if not m:
+        return "个"
+    c = m.group(1)
+    return {"个等级": "个等级", "个部分": "个部分", "个阶段": "个阶段"}.get(c, c)
+
+
+def _clause_at(sent: str, span: tuple[int, int]) -> str:
+    """The comma-delimited clause of ``sent`` that contains ``span`` (extended to the match)."""
+    start = max(sent.rfind(p, 0, span[0]) for p in "，,；;：:") + 1
+    ends = [i for i in (sent.find(p, span[1]) for p in "，,；;。") if i >= 0]
+    end = min(ends) if ends else len(sent)
+    return sent[start:end].strip()
+
+
+def _clause_before(sent: str, span: tuple[int, int]) -> str:
+    """The conditional clause(s) preceding ``span`` in the same sentence (…的，)."""
+    start = max(sent.rfind(p, 0, span[0]) for p in "；;。") + 1
+    return sent[start:span[1]]
+
+
+def _proximity(query: Query, sent: str, span: tuple[int, int]) -> float:
+    """Up to 0.3 for question terms near the match (same clause counts most)."""
+    clause = _clause_at(sent, span)
+    total = sum(query.weights.values()) or 1.0
+    near = sum(w for t, w in query.weights.items() if t in clause)
+    return 0.3 * near / total
+
+
+def _answer_text(query: Query, value: dict, clause: str) -> str:
+    if value.get("kind") == "count":
+        cls = _asked_classifier(query.text)
+        items = value.get("items")
+        return f"{value['number']}{cls}" + (f"：{'、'.join(items)}" if items else f"（{clause}）")
+    return clause
+
+
+def _render(value: dict) -> str:
+    k = value.get("kind")
+    if k == "range":
+        return f"{value['min']}–{value['max']}{value.get('unit', '')}"
+    if k in ("duration", "money", "number", "count"):
+        return f"{value.get('number')}{value.get('unit', '') or ''}"
+    if k == "date":
+        return value.get("iso", "")
+    if k == "boolean":
+        return "是" if value.get("value") else "否"
+    if k == "list":
+        return "；".join(value.get("items", []))
+    return value.get("text", "")
+
+
+def render_value(value: dict) -> str:
+    """A short human rendering of a value object (for reasoning lines)."""
+    return _render(value)
+
+
+__all__ = ["Extractor", "ExtractSettings", "Found", "compile_templates", "condition_match", "range_conditions",
+           "polarity_of", "expand", "BUILDERS", "STRATEGIES", "norm_for_match", "find_quantities", "Candidate"]

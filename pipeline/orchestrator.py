@@ -1,0 +1,241 @@
+"""The orchestrator: the only place that knows the order of the stages.
+
+analyze → prefilter (stage 1) → syntax (stage 2) → extract (stage 3) → [generate] → Answer
+"""
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .analyze import QueryAnalyzer
+from .anchors import coverage, lexical_anchors
+from .audit import AuditLog, new_trace_id
+from .extract import ExtractSettings, Extractor, Found, render_value
+from .numbers import grounded
+from .prefilter import Prefilter, PrefilterSettings
+from .rules import RuleSet
+from .store import Store
+from .types import Anchor, Answer, Evidence, Query
+
+log = logging.getLogger("loopagent")
+
+TYPE_NAMES = {"count": "计数", "number": "数值", "money": "金额", "duration": "期限", "date": "日期", "yesno": "是非",
+              "list": "列举", "condition": "条件", "exception": "例外", "definition": "定义", "who": "责任主体",
+              "procedure": "程序", "compare": "版本对比", "open": "开放", "multihop": "多跳", "table": "表格",
+              "code": "代码"}
+
+
+@dataclass(frozen=True)
+class AskSettings:
+    """Knobs of the whole ask path."""
+
+    min_coverage: float = 0.45
+    max_anchors: int = 8
+    use_parser: bool = True
+    use_generator: bool = False
+
+
+class Orchestrator:
+    """Runs the stages in order for one question; thread-safe."""
+
+    def __init__(self, store: Store, rules: RuleSet, audit: Optional[AuditLog] = None,
+                 settings: Optional[AskSettings] = None, generator: Any = None) -> None:
+        self.store = store
+        self.rules = rules
+        self.settings = settings or AskSettings()
+        self.audit = audit or AuditLog(None)
+        self.analyzer = QueryAnalyzer(rules, store)
+        self.prefilter = Prefilter(store, rules, PrefilterSettings())
+        self.extractor = Extractor(store, rules, ExtractSettings(min_coverage=self.settings.min_coverage))
+        self.syntax = self._load_syntax() if self.settings.use_parser else None
+        self.generator = generator
+        self._sessions: OrderedDict[str, Query] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _load_syntax():
+        try:
+            from .syntax import SyntaxStage  # type: ignore[attr-defined]
+            return SyntaxStage()
+        except Exception as exc:  # parser missing or broken: lexical selection still works
+            log.info("stage 2 parser unavailable (%s); using lexical sentence selection", exc)
+            return None
+
+    # --- one question --------------------------------------------------------
+    def ask(self, question: str, qid: Optional[str] = None, session: Optional[str] = None,
+            trace: bool = False) -> Answer:
+        t0 = time.perf_counter()
+        timings: dict[str, float] = {}
+        self.rules.reload()
+        previous = self._sessions.get(session) if session else None
+
+        t = time.perf_counter()
+        query = self.analyzer.run(question, previous)
+        timings["analyze"] = _ms(t)
+        if session:
+            with self._lock:
+                self._sessions[session] = query
+                while len(self._sessions) > 1000:
+                    self._sessions.popitem(last=False)
+
+        trace_obj: dict[str, Any] = {"query": _query_dict(query)} if trace else {}
+        if query.qtype == "compare" and len(query.constraints.get("doc_ids") or []) >= 2:
+            found_list, stage_t = self._compare(query, trace_obj)
+            timings.update(stage_t)
+            answer = self._compare_answer(query, found_list)
+        else:
+            found, stage_t = self._answer_one(query, trace_obj)
+            timings.update(stage_t)
+            answer = self._to_answer(query, found)
+        answer.id = qid
+        answer.trace_id = new_trace_id()
+        timings.setdefault("generate", 0.0)
+        timings["total"] = _ms(t0)
+        answer.timings_ms = timings
+        if trace:
+            answer.trace = trace_obj
+        self.audit.record(answer, {"rules_version": self.rules.version})
+        return answer
+
+    def _answer_one(self, query: Query, trace_obj: dict, doc_ids: Optional[list[str]] = None):
+        timings: dict[str, float] = {}
+        if doc_ids is not None:
+            query = _with_docs(query, doc_ids)
+        t = time.perf_counter()
+        cands = self.prefilter.run(query)
+        timings["prefilter"] = _ms(t)
+        t = time.perf_counter()
+        anchors = self._anchors(query, cands)
+        timings["syntax"] = _ms(t)
+        t = time.perf_counter()
+        found = self.extractor.run(query, anchors)
+        if found is not None:
+            ev_text = "".join(s.text for _, s, _, _ in found.evidence)
+            c = found.anchor.candidate
+            cov = coverage(query, ev_text + found.anchor.sentence.text, " ".join(c.block.section) + c.title + c.block.text)
+            found.reasons.append(f"证据覆盖率：{cov:.2f}")
+            if cov < self.settings.min_coverage or not grounded(_numbers_only(found), ev_text + found.anchor.sentence.text):
+                found.reasons.append("覆盖率不足或数值未在证据中出现：不作答")
+                trace_obj.setdefault("rejected", []).append({"method": found.method, "answer": found.answer,
+                                                             "coverage": round(cov, 3)})
+                found = None
+        timings["extract"] = _ms(t)
+        if trace_obj is not None and "query" in trace_obj:
+            trace_obj.setdefault("stages", {})
+            trace_obj["stages"]["prefilter"] = [
+                {"block_id": c.block.block_id, "source": c.source, "section": c.block.section, "score": c.score,
+                 "breakdown": c.breakdown} for c in cands[:10]]
+            trace_obj["stages"]["syntax"] = {"anchors": [
+                {"block_id": a.candidate.block.block_id, "text": a.sentence.text, "pattern": a.pattern,
+                 "score": a.score, "details": a.details} for a in anchors[:5]]}
+        return (found, query, cands, anchors), timings
+
+    def _anchors(self, query: Query, cands) -> list[Anchor]:
+        if self.syntax is not None:
+            try:
+                return self.syntax.run(query, cands, max_anchors=self.settings.max_anchors)
+            except Exception as exc:  # a parser failure must not lose the answer
+                log.warning("stage 2 failed (%s); falling back to lexical selection", exc)
+        return lexical_anchors(query, cands, limit=self.settings.max_anchors)
+
+    # --- compare: the same question against each version ----------------------
+    def _compare(self, query: Query, trace_obj: dict):
+        sub = Query(**{**query.__dict__})
+        sub.qtype = self._sub_type(query.text)
+        docs = [self.store.document(d) for d in query.constraints["doc_ids"]]
+        docs = sorted([d for d in docs if d], key=lambda d: d.get("version_date") or "")
+        out = []
+        timings: dict[str, float] = {}
+        for d in docs:
+            (found, *_), t = self._answer_one(sub, trace_obj, doc_ids=[d["doc_id"]])
+            for k, v in t.items():
+                timings[k] = timings.get(k, 0.0) + v
+            out.append((d, found))
+        return out, timings
+
+    def _sub_type(self, question: str) -> str:
+        stripped = re.sub(r"[^，。？?]*(有什么|有何|有哪些)(不同|区别|变化|差异)[^，。？?]*[？?]?", "", question)
+        stripped = re.sub(r"\d{4}年[^，。？?]*(版|修订|修正)[^，。？?]*", "", stripped)
+        qt, _ = self.analyzer.qtype(stripped or question)
+        return "open" if qt == "compare" else qt
+
+    def _compare_answer(self, query: Query, found_list) -> Answer:
+        parts, evidence, reasons = [], [], [f"问题类型：{TYPE_NAMES['compare']}"] + query.reasons[1:]
+        for d, found in found_list:
+            label = f"{d['title']}（{d.get('version_date') or '?'}）"
+            if found is None:
+                parts.append(f"{label}：未找到")
+                continue
+            parts.append(f"{label}：{found.answer}")
+            evidence += _evidence(found)
+            reasons.append(f"{label}：{found.method}；" + "；".join(found.reasons))
+        answered = [f for _, f in found_list if f is not None]
+        if len(answered) < 2:
+            return Answer(question=query.text, status="not_found", reasoning=reasons + ["至少一个版本未找到依据：不作答"],
+                          method="compare")
+        return Answer(question=query.text, status="answered", answer="；".join(parts),
+                      value={"kind": "list", "items": parts}, evidence=evidence, method="compare:versions",
+                      confidence=min(f.score for f in answered) / 2, reasoning=reasons)
+
+    # --- answer object -------------------------------------------------------
+    def _to_answer(self, query: Query, result) -> Answer:
+        found, query, cands, anchors = result
+        reasons = [f"问题类型：{TYPE_NAMES.get(query.qtype, query.qtype)}"] + query.reasons[1:]
+        reasons.append(f"粗筛：{len(cands)} 个候选块" + (f"，最佳 {cands[0].source} {'/'.join(cands[0].block.section[-2:])}" if cands else ""))
+        if anchors:
+            a = anchors[0]
+            reasons.append(f"句法：锚点句「{a.sentence.text[:40]}」" + (f"（模式 {a.pattern}）" if a.pattern else "（词汇匹配）"))
+        if found is None:
+            return Answer(question=query.text, status="not_found", reasoning=reasons + ["抽取：没有模板在有依据的句子上命中，不作答"])
+        c = found.anchor.candidate
+        where = f"{c.title} {c.block.clause or '/'.join(c.block.section[-1:])}"
+        if c.block.page_start:
+            where += f" 第{c.block.page_start}页"
+        reasons.append(f"命中条款：{where}")
+        reasons += [f"抽取：{r}" for r in found.reasons]
+        reasons.append(f"上下文窗口：{len(found.evidence)} 句")
+        conf = max(0.05, min(0.99, found.score / 2.0))
+        return Answer(question=query.text, status="answered", answer=found.answer, value=found.value,
+                      evidence=_evidence(found), method=found.method, confidence=conf, reasoning=reasons)
+
+
+def _evidence(found: Found) -> list[Evidence]:
+    out = []
+    seen = set()
+    for block, sent, title, source in found.evidence:
+        key = (block.block_id, sent.start)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(Evidence(doc_id=block.doc_id, title=title, source=source, block_id=block.block_id,
+                            section=list(block.section), text=sent.text, start=sent.start, end=sent.end,
+                            page=block.page_start, bbox=block.bbox))
+    return out
+
+
+def _numbers_only(found: Found) -> str:
+    v = found.value or {}
+    if v.get("kind") == "count" and v.get("items"):
+        return ""  # a count of enumerated items is grounded by the items themselves
+    return render_value(v) if v.get("kind") in ("count", "number", "money", "duration", "range") else ""
+
+
+def _with_docs(query: Query, doc_ids: list[str]) -> Query:
+    q = Query(**{**query.__dict__})
+    q.constraints = {**query.constraints, "doc_ids": doc_ids}
+    return q
+
+
+def _query_dict(q: Query) -> dict[str, Any]:
+    return {"type": q.qtype, "terms": q.terms, "weights": q.weights, "expansions": q.expansions,
+            "core_verb": q.core_verb, "entities": q.entities, "doc_hint": q.doc_hint, "article_hint": q.article_hint,
+            "constraints": q.constraints}
+
+
+def _ms(t: float) -> float:
+    return (time.perf_counter() - t) * 1000.0

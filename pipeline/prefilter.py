@@ -1,0 +1,207 @@
+"""Stage 1: narrow the store to the 10-30 blocks worth parsing, with a score breakdown for each.
+
+Needs: a Query. Adds: Candidates. Recall is the union of FTS5/BM25 over the question's
+terms and synonyms and of blocks named directly (第X条 of a named document); the
+weighted lexicon (rules/lexicon.yaml) and IDF weights then score every recalled block:
+
+    score = Σ weight × (1 + ln tf) × (1 + 0.3 × position) − penalty   (halved by failed triggers)
+"""
+from __future__ import annotations
+
+import math
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .errors import LoopAgentError
+from .rules import Field, RuleSet, register_schema
+from .store import Store
+from .text import split_sentences
+from .tokenize import get_tokenizer
+from .types import Block, Candidate, Query
+
+TRIGGERS = ("must", "any", "cooccur", "penalty")
+register_schema("lexicon", {
+    "tier": Field((str,), True, "a tier name such as core_verb"),
+    "weight": Field((int, float), True, "a number; negative for penalty tiers"),
+    "trigger": Field((str,), True, f"one of {', '.join(TRIGGERS)}"),
+    "words": Field((list,), True, "the words of this tier"),
+}, check=lambda r: None if r.get("trigger") in TRIGGERS else f"trigger {r.get('trigger')!r} is not one of {TRIGGERS}")
+
+# question type -> block types that usually hold that kind of answer
+TYPE_HINTS = {"table": ("table",), "procedure": ("list_item",), "list": ("list_item",), "condition": ("list_item",),
+              "number": ("table",), "definition": ("clause", "paragraph")}
+_STRUCT = re.compile(r"(第[零〇一二三四五六七八九十百千\d]+[章节条])|(附[录件][\dA-Z一二三四五六七八九十]*)|([表图]\s*[\d一二三四五六七八九十]+(?:[-.]\d+)?)")
+
+
+@dataclass(frozen=True)
+class PrefilterSettings:
+    """Knobs of stage 1 (validated)."""
+
+    recall: int = 200          # BM25 hits recalled before rescoring
+    keep: int = 30             # candidates passed on
+    bm25_weight: float = 0.15  # share of the (normalised) BM25 score in the final score
+    section_weight: float = 0.4
+    type_boost: float = 0.15
+
+    def __post_init__(self) -> None:
+        for name in ("recall", "keep"):
+            if getattr(self, name) <= 0:
+                raise LoopAgentError("E303", name=name, value=getattr(self, name), why="must be positive",
+                                     allowed="integers > 0")
+
+
+class Prefilter:
+    """Stage 1: recall with FTS5, rescore with the weighted lexicon."""
+
+    def __init__(self, store: Store, rules: RuleSet, settings: Optional[PrefilterSettings] = None) -> None:
+        self.store = store
+        self.rules = rules
+        self.settings = settings or PrefilterSettings()
+        self._lock = threading.Lock()
+        self._version = -1
+        self._tiers: dict[str, tuple[str, float, str]] = {}  # word -> (tier, weight, trigger)
+
+    def _lexicon(self) -> dict[str, tuple[str, float, str]]:
+        if self._version != self.rules.version:
+            with self._lock:
+                tiers = {}
+                for r in self.rules.get("lexicon"):
+                    for w in r["words"]:
+                        tiers[str(w)] = (r["tier"], float(r["weight"]), r["trigger"])
+                self._tiers = tiers
+                self._version = self.rules.version
+        return self._tiers
+
+    # --- recall -------------------------------------------------------------
+    def _match_expr(self, words: list[str]) -> str:
+        toks: list[str] = []
+        tok = get_tokenizer()
+        for w in words:
+            w = w.lower()
+            parts = [w] + [p.lower() for p in tok.cut_for_search(w) if len(p) > 1 and p.lower() != w]
+            for p in parts:
+                p = p.replace('"', " ").strip()
+                if p and p not in toks:
+                    toks.append(p)
+        return " OR ".join(f'"{t}"' for t in toks)
+
+    def recall(self, query: Query) -> dict[int, float]:
+        words = list(query.terms) + [s for syns in query.expansions.values() for s in syns]
+        if not words:
+            return {}
+        doc_ids = query.constraints.get("doc_ids")
+        hits = self.store.search(self._match_expr(words), limit=self.settings.recall, doc_ids=doc_ids)
+        if doc_ids and len(hits) < 5:  # the named document may not hold it: search everywhere too
+            hits += self.store.search(self._match_expr(words), limit=self.settings.recall // 2)
+        out: dict[int, float] = {}
+        for rid, s in hits:
+            out[rid] = max(out.get(rid, 0.0), s)
+        return out
+
+    # --- scoring ------------------------------------------------------------
+    def run(self, query: Query) -> list[Candidate]:
+        lex = self._lexicon()
+        bm = self.recall(query)
+        blocks = self.store.blocks_by_rid(bm)
+        direct = self._direct(query)
+        for b in direct:
+            blocks.setdefault(-hash(b.block_id), b)
+        if not blocks:
+            return []
+        top_bm = max(bm.values()) if bm else 1.0
+        docs = {}
+        cands: list[Candidate] = []
+        for rid, b in blocks.items():
+            score, breakdown = self.score_block(query, b, lex)
+            bms = bm.get(rid, 0.0) / top_bm if top_bm > 0 else 0.0
+            breakdown["bm25"] = round(bms, 3)
+            score += self.settings.bm25_weight * bms * max(1.0, score)
+            if b in direct:
+                score += 2.0
+                breakdown["direct"] = True
+            if b.type in TYPE_HINTS.get(query.qtype, ()):
+                score *= 1 + self.settings.type_boost
+                breakdown["type_boost"] = b.type
+            if b.doc_id not in docs:
+                docs[b.doc_id] = self.store.document(b.doc_id) or {"title": "", "source": ""}
+            d = docs[b.doc_id]
+            cands.append(Candidate(block=b, title=d["title"], source=d["source"], score=round(score, 4),
+                                   breakdown=breakdown))
+        # an article answers as a whole: share some of the score between its paragraphs
+        by_clause: dict[tuple[str, Optional[str]], list[Candidate]] = {}
+        for c in cands:
+            if c.block.clause:
+                by_clause.setdefault((c.block.doc_id, c.block.clause), []).append(c)
+        for group in by_clause.values():
+            if len(group) > 1:
+                total = sum(c.score for c in group)
+                for c in group:
+                    bonus = 0.2 * (total - c.score)
+                    c.breakdown["article_bonus"] = round(bonus, 3)
+                    c.score = round(c.score + bonus, 4)
+        cands.sort(key=lambda c: -c.score)
+        return cands[: self.settings.keep]
+
+    def score_block(self, query: Query, block: Block, lex: dict) -> tuple[float, dict[str, Any]]:
+        """Lexicon score of one block and the per-term breakdown."""
+        text = block.text
+        n = max(1, len(text))
+        section = " ".join(block.section)
+        terms: dict[str, float] = {}
+        score = 0.0
+        first = n
+        must_missing = []
+        for t, w in query.weights.items():
+            tier = lex.get(t)
+            weight = tier[1] if tier and tier[1] > 0 else w
+            tf = text.count(t)
+            if tf:
+                score += weight * (1 + math.log(tf))
+                terms[t] = round(weight * (1 + math.log(tf)), 3)
+                first = min(first, text.find(t))
+            elif t in section:
+                score += self.settings.section_weight * weight
+                terms[t] = round(self.settings.section_weight * weight, 3)
+            elif tier and tier[2] == "must":
+                must_missing.append(t)
+            elif tier and tier[2] == "cooccur":
+                pass
+        syn_w = 0.6
+        for t, syns in query.expansions.items():
+            if t in text:
+                continue
+            w = query.weights.get(t, 1.0) * syn_w
+            for s in syns:
+                if s in text:
+                    score += w
+                    terms[f"{t}→{s}"] = round(w, 3)
+                    first = min(first, text.find(s))
+                    break
+        for t, (tier, weight, trig) in lex.items():
+            if trig == "cooccur" and t in query.text and t in text and query.core_verb:
+                if any(t in s.text and query.core_verb in s.text for s in split_sentences(text)):
+                    score += weight
+                    terms[t] = weight
+        position = 1.0 - first / n if first < n else 0.0
+        score *= 1 + 0.3 * position
+        penalty = 0.0
+        for t, (tier, weight, trig) in lex.items():
+            if trig == "penalty" and t in text and t not in query.text:
+                penalty += -weight
+        if penalty:
+            score = score / 2 - penalty
+        if must_missing:
+            score /= 2
+        return score, {"terms": terms, "position": round(position, 3), "penalty": penalty,
+                       "must_missing": must_missing}
+
+    def _direct(self, query: Query) -> list[Block]:
+        """Blocks named by the question: 第X条 (of the named documents)."""
+        if not query.article_hint:
+            return []
+        out: list[Block] = []
+        for doc_id in query.constraints.get("doc_ids") or []:
+            out += self.store.clause_blocks(doc_id, query.article_hint)
+        return out
