@@ -241,3 +241,31 @@ def test_memory_stays_flat_on_a_long_pdf(tmp_path):
     # ten times the pages may cost the extracted text, not the parsed page objects
     assert sizes[1000] - sizes[100] < 150_000, sizes
     assert resource  # keeps the import used in environments without the slow marker
+
+
+# --- evidence images ---------------------------------------------------------------------
+
+def test_render_evidence_crops_and_highlights(handbook, tmp_path):
+    from PIL import Image
+
+    from pipeline.ingest.render import render_evidence
+
+    b = _block(handbook, "为规范员工管理")
+    out = render_evidence(DATA / "structured_handbook.pdf", b.page_start, b.bbox, "根据国家有关法律法规",
+                          tmp_path / "ev.png", resolution=72)
+    img = Image.open(out).convert("RGB")
+    # full page width, block height plus 24 pt of context above and below
+    assert img.size == (420, round(b.bbox[3] - b.bbox[1] + 48))
+    yellow = [(x, y) for x in range(img.width) for y in range(img.height)
+              if img.getpixel((x, y))[2] < 150 and img.getpixel((x, y))[0] > 240]
+    # the highlight covers the ten 11-pt characters of the phrase, after "第一条 为规范员工管理，"
+    xs = [x for x, _ in yellow]
+    assert 60 + 11 * 11 < min(xs) < 60 + 11 * 12 + 3 and abs((max(xs) - min(xs)) - 10 * 11) <= 2
+
+
+def test_render_evidence_rejects_a_missing_page(tmp_path):
+    from pipeline.ingest.render import render_evidence
+
+    with pytest.raises(LoopAgentError) as exc:
+        render_evidence(DATA / "structured_handbook.pdf", 9, None, None, tmp_path / "x.png")
+    assert exc.value.code == "E303"
