@@ -430,9 +430,12 @@ def _mark_title(first: PageData, body: float) -> Optional[str]:
         if ln.top - block[-1].bottom > 1.5 * big:
             break
         block.append(ln)
+    text = join_lines([ln.text for ln in block])
+    if classify(text).kind != "text":
+        return None  # a numbered chapter or article on page 1 is structure, not the title
     for ln in block:
         ln.role = "title"
-    return join_lines([ln.text for ln in block])
+    return text
 
 
 # --- blocks --------------------------------------------------------------------------
