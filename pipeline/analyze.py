@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 import regex
 
-from .numbers import find_quantities
+from .numbers import CN_DIGITS as CN_NUMERALS, find_quantities
 from .rules import Field, RuleSet, register_schema
 from .store import Store
 from .tokenize import cut, is_word, stopwords
@@ -38,10 +38,14 @@ QTYPES = ("count", "number", "money", "duration", "date", "yesno", "list", "cond
 _ASK_WORDS = {"几", "多少", "多久", "多长", "最长", "最短", "最多", "最少", "最迟", "最晚", "哪些", "哪个", "什么",
               "怎么", "如何", "是否", "能否", "可以", "能", "吗", "规定", "情形", "情况", "条件", "要求", "标准",
               "分别", "按", "按照", "依照", "根据", "应当", "需要", "一般", "最", "多", "大", "可", "还",
-              "哪", "何时", "什么时候", "哪一天", "有", "没有", "不", "时间", "期限", "天", "日"}
+              "哪", "何时", "什么时候", "哪一天", "有", "没有", "不", "时间", "期限", "天", "日", "跟", "已经", "开始",
+              "正式", "当天", "具体", "现行", "分别", "各", "最低", "最高", "上限", "下限", "范围", "比例", "处罚",
+              "什么样", "一共", "总共", "合计", "多大", "多远", "还能", "还会", "之前", "以前", "以后", "之后"}
 _QUOTED = re.compile(r"[“\"「『]([^”\"」』]{2,30})[”\"」』]")
 _BOOK = re.compile(r"《([^》]{2,60})》")
 _ARTICLE = regex.compile(r"第([零〇一二两三四五六七八九十百千\d]+)条")
+# question words, quantities and fillers that jieba leaves as tokens (几个, 两年, 能休, 30个)
+_NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能否|可否)|^[{CN_NUMERALS}\d.]+[个名次年月日天周岁元万亿%]*$")
 _YEAR = re.compile(r"((?:19|20)\d{2})年")
 _ANAPHORA = re.compile(r"^(为什么|那|这|它|其|该|此|上述|那么|还有|另外)|为什么是")
 
@@ -143,10 +147,10 @@ class QueryAnalyzer:
         terms: list[str] = []
         for tok in cut(text_for_terms):
             tok = tok.strip()
-            if not tok or not is_word(tok) or tok in stop or tok in _ASK_WORDS:
+            if not tok or not is_word(tok) or tok in stop or tok in _ASK_WORDS or _NOT_A_TERM.search(tok):
                 continue
-            if re.fullmatch(r"[\d.]+", tok) or re.fullmatch(r"[零〇一二两三四五六七八九十百千]+", tok):
-                continue
+            if len(tok) == 1 and not re.fullmatch(r"[A-Za-z0-9]", tok):
+                continue  # single characters are function words or units here
             if tok not in terms:
                 terms.append(tok)
         for e in q.entities:
@@ -193,13 +197,20 @@ class QueryAnalyzer:
         return list(dict.fromkeys(found)), list(dict.fromkeys(named))
 
     def _idf(self, terms: list[str]) -> dict[str, float]:
+        """IDF weight per term from the store's FTS vocabulary (about 0.3 very common … 2.25 rare).
+
+        A term the index has never seen cannot be matched as a token: it gets a low weight.
+        """
         df = self.store.doc_freq(terms)
         n = self._n_blocks
         out = {}
         for t in terms:
             d = df.get(t.lower(), 0)
+            if d == 0:
+                out[t] = 0.3
+                continue
             idf = math.log(1 + (n - d + 0.5) / (d + 0.5))
-            out[t] = round(min(idf, 8.0) / 4.0 + 0.25, 3)  # about 0.3 (very common) to 2.25 (rare)
+            out[t] = round(min(idf, 8.0) / 4.0 + 0.25, 3)
         return out
 
     def _expand(self, question: str, terms: list[str]) -> dict[str, list[str]]:

@@ -129,7 +129,7 @@ def _b_count(g: dict) -> Optional[dict]:
     return None if n is None or n > 100 else {"kind": "count", "number": n, "unit": g.get("cls") or ""}
 
 
-_ITEM_SPLIT = re.compile(r"、|以及|及|和|与|或者|或")
+_ITEM_SPLIT = re.compile(r"、|以及|及|和")
 
 
 def _b_count_enum(g: dict) -> Optional[dict]:
@@ -297,6 +297,7 @@ class Found:
     evidence: list[tuple[Block, Sentence, str, str]]  # (block, sentence, title, source)
     score: float
     reasons: list[str]
+    coverage: float = 0.0
 
 
 class Extractor:
@@ -370,28 +371,55 @@ class Extractor:
         return (block or c.block, sent or anchor.sentence, c.title, c.source)
 
     # quantity-like questions: templates on the anchor sentence
-    def _s_templates(self, query: Query, anchor: Anchor) -> Optional[Found]:
-        sent = anchor.sentence.text
-        found = None
+    def _matches(self, query: Query, sent: str) -> list[tuple[float, dict, tuple[int, int], Template, float]]:
+        """(score, value, span, template, condition match) for every usable template match in ``sent``."""
+        out = []
+        conds = [c[4] for c in range_conditions(sent)]
         for t in self.templates():
             if query.qtype not in t.types:
                 continue
             for value, span in t.apply(sent):
                 if not _unit_ok(query, value):
                     continue
-                clause = _clause_at(sent, span)
-                if not grounded(clause, sent):
+                if any(a <= span[0] < b or a < span[1] <= b for a, b in conds) and t.builder != "range":
+                    continue  # a number inside a condition (…不满三年的) is not the answer
+                if not grounded(_clause_at(sent, span), sent):
                     continue
-                score = t.priority / 100.0 + _proximity(query, sent, span)
                 cm = condition_match(query.constraints.get("quantities") or [], _clause_before(sent, span))
-                score += 0.8 * cm
-                if found is None or score > found.score:
-                    answer = _answer_text(query, value, clause)
-                    found = Found(value=value, answer=answer, method=f"template:{t.id}", anchor=anchor,
-                                  evidence=[self._ev(anchor)], score=score,
-                                  reasons=[f"匹配模式：{t.id}", f"识别值：{_render(value)}"]
-                                  + (["条件匹配：问题中的数量落在该条件范围内"] if cm > 0 else []))
-        return found
+                score = t.priority / 100.0 + _proximity(query, sent, span) + 0.8 * cm
+                out.append((score, value, span, t, cm))
+        out.sort(key=lambda x: -x[0])
+        return out
+
+    def _s_templates(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        sent = anchor.sentence.text
+        matches = self._matches(query, sent)
+        if not matches:
+            return None
+        score, value, span, t, cm = matches[0]
+        clause = _clause_at(sent, span)
+        evidence = [self._ev(anchor)]
+        # the answer quotes the whole provision sentence, so qualifications (但最高不得超过…) stay with the value
+        answer = _answer_text(query, value, clause) if value.get("kind") == "count" else sent
+        values = [value]
+        if is_multipart(query.text):
+            block = anchor.candidate.block
+            for other in split_sentences(block.text):
+                if other.start == anchor.sentence.start or len(values) >= 4:
+                    continue
+                more = self._matches(query, other.text)
+                if more and more[0][0] >= 0.5:
+                    evidence.append(self._ev(anchor, block, other))
+                    values.append(more[0][1])
+            if len(values) > 1:
+                evidence.sort(key=lambda e: e[1].start)
+                answer = "".join(e[1].text for e in evidence)
+        reasons = [f"匹配模式：{t.id}", f"识别值：{'；'.join(_render(v) for v in values)}"]
+        if cm > 0:
+            reasons.append("条件匹配：问题中的数量落在该条件范围内")
+        out_value = value if len(values) == 1 else {"kind": "list", "items": [_render(v) for v in values]}
+        return Found(value=out_value, answer=answer, method=f"template:{t.id}", anchor=anchor, evidence=evidence,
+                     score=score, reasons=reasons)
 
     def _s_list(self, query: Query, anchor: Anchor) -> Optional[Found]:
         block = anchor.candidate.block
@@ -404,8 +432,9 @@ class Extractor:
         ev = [(lead_block, lead_sent, anchor.candidate.title, anchor.candidate.source)]
         ev += [(b, Sentence(b.text, 0, len(b.text)), anchor.candidate.title, anchor.candidate.source) for b in items]
         answer = "；".join(texts)
+        score = 0.8 + (0.5 if query.qtype in ("list", "condition", "exception") else 0.0)
         return Found(value={"kind": "list", "items": texts}, answer=answer, method="template:list.items",
-                     anchor=anchor, evidence=ev, score=0.8,
+                     anchor=anchor, evidence=ev, score=score,
                      reasons=[f"匹配模式：list.items（{len(items)} 项）"])
 
     def _s_count_items(self, query: Query, anchor: Anchor) -> Optional[Found]:
@@ -497,6 +526,14 @@ STRATEGIES: dict[str, tuple[str, ...]] = {
 _ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几年|多少年"), "年"),
              (re.compile(r"几天|多少天|几日|多少日"), "日"), (re.compile(r"几个工作日|多少个工作日"), "工作日"),
              (re.compile(r"几个?小时|多少小时"), "小时")]
+
+
+_MULTI = re.compile(r"分别|各(?:是|为|有|自)?(?:多少|几|什么)|[？?].+[？?]|和.{1,12}(?:多少|几)|(?:多少|几).{1,20}(?:和|以及|、).{1,12}(?:多少|几)")
+
+
+def is_multipart(question: str) -> bool:
+    """True when the question asks for several values at once (分别…, two question marks…)."""
+    return bool(_MULTI.search(question))
 
 
 def _unit_ok(query: Query, value: dict) -> bool:

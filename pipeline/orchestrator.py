@@ -34,7 +34,7 @@ TYPE_NAMES = {"count": "计数", "number": "数值", "money": "金额", "duratio
 class AskSettings:
     """Knobs of the whole ask path."""
 
-    min_coverage: float = 0.45
+    min_coverage: float = 0.7
     max_anchors: int = 8
     use_parser: bool = True
     use_generator: bool = False
@@ -116,10 +116,10 @@ class Orchestrator:
         found = self.extractor.run(query, anchors)
         if found is not None:
             ev_text = "".join(s.text for _, s, _, _ in found.evidence)
-            c = found.anchor.candidate
-            cov = coverage(query, ev_text + found.anchor.sentence.text, " ".join(c.block.section) + c.title + c.block.text)
+            cov = coverage(query, self.scope(found))
+            found.coverage = cov
             found.reasons.append(f"证据覆盖率：{cov:.2f}")
-            if cov < self.settings.min_coverage or not grounded(_numbers_only(found), ev_text + found.anchor.sentence.text):
+            if cov < self.settings.min_coverage or not grounded(_numbers_only(found), ev_text):
                 found.reasons.append("覆盖率不足或数值未在证据中出现：不作答")
                 trace_obj.setdefault("rejected", []).append({"method": found.method, "answer": found.answer,
                                                              "coverage": round(cov, 3)})
@@ -134,6 +134,23 @@ class Orchestrator:
                 {"block_id": a.candidate.block.block_id, "text": a.sentence.text, "pattern": a.pattern,
                  "score": a.score, "details": a.details} for a in anchors[:5]]}
         return (found, query, cands, anchors), timings
+
+    def scope(self, found: Found) -> str:
+        """The text an answer may lean on: the section path, title, the evidence blocks, and a list's lead."""
+        c = found.anchor.candidate
+        parts = [c.title, " ".join(c.block.section)]
+        if found.value and found.value.get("kind") in ("list", "count") and found.value.get("items") \
+                and len(found.evidence) > 1:
+            # a list answer leans on its lead sentence; the items do not make the question's words appear
+            parts.append(found.evidence[0][0].text)
+            return "\n".join(parts)
+        parts.append(c.block.text)
+        parts += [b.text for b, _, _, _ in found.evidence]
+        if c.block.type == "list_item":
+            lead, _ = self.extractor.list_items(c.block)
+            if lead is not None:
+                parts.append(lead.text)
+        return "\n".join(parts)
 
     def _anchors(self, query: Query, cands) -> list[Anchor]:
         if self.syntax is not None:

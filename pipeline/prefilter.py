@@ -32,6 +32,8 @@ register_schema("lexicon", {
 # question type -> block types that usually hold that kind of answer
 TYPE_HINTS = {"table": ("table",), "procedure": ("list_item",), "list": ("list_item",), "condition": ("list_item",),
               "number": ("table",), "definition": ("clause", "paragraph")}
+LIST_TYPES = ("list", "condition", "exception", "procedure")
+_LEAD = re.compile(r"下列[^。]*[：:]\s*$")
 _STRUCT = re.compile(r"(第[零〇一二三四五六七八九十百千\d]+[章节条])|(附[录件][\dA-Z一二三四五六七八九十]*)|([表图]\s*[\d一二三四五六七八九十]+(?:[-.]\d+)?)")
 
 
@@ -43,7 +45,7 @@ class PrefilterSettings:
     keep: int = 30             # candidates passed on
     bm25_weight: float = 0.15  # share of the (normalised) BM25 score in the final score
     section_weight: float = 0.4
-    type_boost: float = 0.15
+    type_boost: float = 0.3
 
     def __post_init__(self) -> None:
         for name in ("recall", "keep"):
@@ -93,8 +95,8 @@ class Prefilter:
             return {}
         doc_ids = query.constraints.get("doc_ids")
         hits = self.store.search(self._match_expr(words), limit=self.settings.recall, doc_ids=doc_ids)
-        if doc_ids and len(hits) < 5:  # the named document may not hold it: search everywhere too
-            hits += self.store.search(self._match_expr(words), limit=self.settings.recall // 2)
+        if doc_ids and not hits:  # the named document has none of the words: search everywhere
+            hits = self.store.search(self._match_expr(words), limit=self.settings.recall // 2)
         out: dict[int, float] = {}
         for rid, s in hits:
             out[rid] = max(out.get(rid, 0.0), s)
@@ -121,7 +123,12 @@ class Prefilter:
             if b in direct:
                 score += 2.0
                 breakdown["direct"] = True
-            if b.type in TYPE_HINTS.get(query.qtype, ()):
+            named = query.constraints.get("doc_ids")
+            if named and b.doc_id not in named:
+                score *= 0.3
+                breakdown["outside_named_doc"] = True
+            if b.type in TYPE_HINTS.get(query.qtype, ()) or (
+                    query.qtype in LIST_TYPES and _LEAD.search(b.text)):
                 score *= 1 + self.settings.type_boost
                 breakdown["type_boost"] = b.type
             if b.doc_id not in docs:
@@ -136,9 +143,8 @@ class Prefilter:
                 by_clause.setdefault((c.block.doc_id, c.block.clause), []).append(c)
         for group in by_clause.values():
             if len(group) > 1:
-                total = sum(c.score for c in group)
                 for c in group:
-                    bonus = 0.2 * (total - c.score)
+                    bonus = 0.2 * max(o.score for o in group if o is not c)
                     c.breakdown["article_bonus"] = round(bonus, 3)
                     c.score = round(c.score + bonus, 4)
         cands.sort(key=lambda c: -c.score)
@@ -155,11 +161,13 @@ class Prefilter:
         must_missing = []
         for t, w in query.weights.items():
             tier = lex.get(t)
-            weight = tier[1] if tier and tier[1] > 0 else w
+            # a tier scales the term's IDF weight: 3.0 → ×1.5, 2.0 → ×1.0 (tiers say how much a word matters
+            # for this domain, IDF how rare it is in this store)
+            weight = w * tier[1] / 2.0 if tier and tier[1] > 0 else w
             tf = text.count(t)
-            if tf:
-                score += weight * (1 + math.log(tf))
-                terms[t] = round(weight * (1 + math.log(tf)), 3)
+            if tf:  # distinct terms count most; repetitions a little
+                score += weight * (1 + 0.3 * math.log(tf))
+                terms[t] = round(weight * (1 + 0.3 * math.log(tf)), 3)
                 first = min(first, text.find(t))
             elif t in section:
                 score += self.settings.section_weight * weight
