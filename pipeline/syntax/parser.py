@@ -1,0 +1,122 @@
+"""The stage-2 parser: the shipped UD-trained pipeline (or an installed zh_core_web_*), loaded once.
+
+Parses are cached by sentence text (blocks do not change between questions), so a
+warm stage re-parses nothing. Loading and parsing are guarded by one lock: spaCy
+components are not documented as thread-safe.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from ..errors import LoopAgentError
+from .segment import PARSER_DIR, Segmenter
+
+BUILTIN = "builtin"
+BUILTIN_DIR = PARSER_DIR / "zh_loopagent_parser"
+
+
+@dataclass
+class Parsed:
+    """A parsed sentence: the spaCy Doc and each token's [start, end) offsets in ``text``."""
+
+    text: str
+    doc: Any
+    offsets: list[tuple[int, int]]
+
+    def span_of(self, i: int) -> tuple[int, int]:
+        return self.offsets[i]
+
+
+class Parser:
+    """Loads a spaCy pipeline lazily and parses sentences with an LRU cache keyed by text.
+
+    ``model`` is ``"builtin"`` (models/parser/zh_loopagent_parser, UD labels), a path,
+    or the name of an installed package such as ``zh_core_web_sm`` (its own segmentation;
+    its labels are not UD, so UD-written patterns match less).
+    """
+
+    def __init__(self, model: str = BUILTIN, segmenter: str = "pkuseg", cache_size: int = 20000) -> None:
+        self.model = model
+        self.segmenter = Segmenter(segmenter)
+        self.cache_size = cache_size
+        self._nlp: Any = None
+        self._lock = threading.RLock()
+        self._cache: OrderedDict[str, Parsed] = OrderedDict()
+        self.load_seconds: Optional[float] = None
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def nlp(self) -> Any:
+        if self._nlp is None:
+            with self._lock:
+                if self._nlp is None:
+                    self._nlp = self._load()
+        return self._nlp
+
+    @property
+    def own_tokenizer(self) -> bool:
+        """True when the pipeline segments itself (an official zh_core_web_* model uses pkuseg)."""
+        seg = getattr(self.nlp.tokenizer, "segmenter", "char")
+        return str(getattr(seg, "value", seg)) != "char"
+
+    def _load(self) -> Any:
+        import spacy
+
+        t0 = time.perf_counter()
+        target = BUILTIN_DIR if self.model == BUILTIN else self.model
+        try:
+            nlp = spacy.load(target, exclude=["senter", "ner"])
+        except OSError as exc:
+            raise LoopAgentError("E204", model=str(target), detail=str(exc).split("\n")[0]) from exc
+        if "parser" not in nlp.pipe_names:
+            raise LoopAgentError("E204", model=str(target), detail=f"it has no parser (pipes: {nlp.pipe_names})")
+        self.load_seconds = time.perf_counter() - t0
+        return nlp
+
+    def parse(self, text: str) -> Parsed:
+        """Parse one sentence (cached)."""
+        with self._lock:
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                self.hits += 1
+                return hit
+            self.misses += 1
+            parsed = self._parse(text)
+            self._cache[text] = parsed
+            if len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+            return parsed
+
+    def _parse(self, text: str) -> Parsed:
+        from spacy.tokens import Doc
+
+        nlp = self.nlp
+        if self.own_tokenizer:
+            doc = nlp(text)
+            return Parsed(text, doc, [(t.idx, t.idx + len(t.text)) for t in doc])
+        spans = self.segmenter.spans(text) or [(text, 0, len(text))]
+        doc = Doc(nlp.vocab, words=[w for w, _, _ in spans], spaces=[False] * len(spans))
+        for _, proc in nlp.pipeline:
+            doc = proc(doc)
+        return Parsed(text, doc, [(s, e) for _, s, e in spans])
+
+
+_default: Optional[Parser] = None
+_default_lock = threading.Lock()
+
+
+def default_parser() -> Parser:
+    """The process-wide parser with default settings."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = Parser()
+    return _default

@@ -1,0 +1,222 @@
+"""Dependency patterns (rules/dep_patterns.yaml): one validating loader, compiled for spaCy's DependencyMatcher.
+
+A rule names its nodes (token attributes, as in spaCy's Matcher) and the edges
+between them. An edge is ``"A OP B"`` with any DependencyMatcher operator
+(``>``, ``<``, ``>>``, ``$+``, ``.``, ...) or ``~N`` (N = 1 or 2): A and B are within
+tree distance N in either direction, compiled into alternative patterns. With a
+parser at 0.5-0.7 UAS, ``~2`` keeps a pattern from hinging on one attachment::
+
+    - id: duration.limit
+      qtype: [duration]
+      nodes:
+        LIMIT: {ORTH: {IN: [超过, 以内, 内]}}
+        UNIT: {ORTH: {IN: [年, 月, 日, 天]}}
+      edges: ["LIMIT ~2 UNIT"]
+      examples:
+        - {input: "竞业限制期限，不得超过二年。", expect: match}
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from ..errors import LoopAgentError
+from ..rules import RULES_DIR, Field, load_rule_file, register_schema, strip_lines
+
+DEFAULT_FILE = RULES_DIR / "dep_patterns.yaml"
+QTYPES = ("count", "number", "money", "duration", "date", "yesno", "list", "condition", "exception",
+          "definition", "who", "procedure", "compare", "open", "any")
+DEP_OPS = (">", "<", ">>", "<<", ".", ".*", ";", ";*", "$+", "$-", "$++", "$--",
+           ">+", ">-", ">++", ">--", "<+", "<-", "<++", "<--")
+# Operators that search the whole sentence: on long sentences they are what makes
+# DependencyMatcher blow up, so such rules are skipped beyond ``max_tokens``.
+UNBOUNDED_OPS = (">>", "<<", ".*", ";*", "$++", "$--", ">++", ">--", "<++", "<--")
+EXPECT = ("match", "no_match")
+MAX_ALTERNATIVES = 64
+_EDGE = re.compile(r"^\s*([A-Za-z_][\w]*)\s+(\S+)\s+([A-Za-z_][\w]*)\s*$")
+
+
+def _check(rule: dict) -> Optional[str]:
+    """Structural checks beyond key types (the loader reports them as file:line rule-id)."""
+    for q in rule.get("qtype", []):
+        if q not in QTYPES:
+            return f"unknown qtype {q!r} (allowed: {', '.join(QTYPES)})"
+    nodes = {k: v for k, v in rule.get("nodes", {}).items() if k != "__line__"}
+    if not nodes:
+        return "no nodes"
+    for name, attrs in nodes.items():
+        if not isinstance(attrs, dict):
+            return f"node {name} must map token attributes, e.g. {{ORTH: {{IN: [负责]}}}}"
+    seen = {next(iter(nodes))}
+    for e in rule.get("edges", []):
+        m = _EDGE.match(str(e))
+        if not m:
+            return f"edge {e!r} is not 'A OP B'"
+        a, op, b = m.groups()
+        if a not in nodes or b not in nodes:
+            return f"edge {e!r} names an undefined node (nodes: {', '.join(nodes)})"
+        if op not in DEP_OPS and not re.fullmatch(r"~[12]", op):
+            return f"edge {e!r}: unknown operator {op!r} (allowed: {' '.join(DEP_OPS)} ~1 ~2)"
+        if a not in seen:
+            return f"edge {e!r}: {a} is not connected yet; order edges from the first node outwards"
+        if b in seen:
+            return f"edge {e!r}: {b} already placed; each edge must add a new node (a tree)"
+        seen.add(b)
+    missing = set(nodes) - seen
+    if missing:
+        return f"nodes {', '.join(sorted(missing))} are not connected by any edge"
+    qn = rule.get("query_node")
+    if qn is not None and qn not in nodes:
+        return f"query_node {qn!r} is not a node"
+    for ex in rule.get("examples", []):
+        if not isinstance(ex, dict) or "input" not in ex or ex.get("expect") not in EXPECT:
+            return "each example needs 'input' and 'expect: match' or 'expect: no_match'"
+    return None
+
+
+register_schema("dep_pattern", {
+    "qtype": Field((list,), True, "question types this pattern is evidence for, e.g. [duration]"),
+    "nodes": Field((dict,), True, "token attributes per node name, e.g. {V: {ORTH: {IN: [负责]}}}"),
+    "edges": Field((list,), False, "['A > B', 'B ~2 C']: DependencyMatcher operators or ~1/~2"),
+    "weight": Field((int, float), False, "strength of the evidence, 0-1 (default 1.0)"),
+    "query_node": Field((str,), False, "node whose token must overlap a question term for full weight"),
+}, check=_check)
+
+
+@dataclass
+class DepPattern:
+    """One compiled rule: DependencyMatcher alternatives and what the stage needs to score it."""
+
+    id: str
+    qtypes: tuple[str, ...]
+    node_names: list[str]
+    alternatives: list[list[dict[str, Any]]]
+    distance: list[tuple[str, str, int]] = field(default_factory=list)  # (A, B, N) from ~N edges
+    weight: float = 1.0
+    query_node: Optional[str] = None
+    unbounded: bool = False
+    examples: list[dict[str, Any]] = field(default_factory=list)
+    file: str = ""
+    line: int = 0
+
+
+def _alternatives(op: str) -> list[str]:
+    """DependencyMatcher operators for one edge. ``~2`` searches ancestors, descendants and
+    siblings and the match is then filtered by tree distance: anonymous middle nodes
+    ({} attributes) would be matched against every token and made matching ~40x slower."""
+    if op == "~1":
+        return [">", "<"]
+    if op == "~2":
+        return [">>", "<<", "$++", "$--"]
+    return [op]
+
+
+def tree_distance(doc: Any, i: int, j: int) -> int:
+    """Number of dependency arcs between tokens ``i`` and ``j``."""
+    up_i = [i]
+    while doc[up_i[-1]].head.i != up_i[-1] and len(up_i) < len(doc):
+        up_i.append(doc[up_i[-1]].head.i)
+    depth = {t: d for d, t in enumerate(up_i)}
+    k, d = j, 0
+    while k not in depth and d <= len(doc):
+        nxt = doc[k].head.i
+        if nxt == k:
+            return len(doc)  # different roots (should not happen within one sentence)
+        k, d = nxt, d + 1
+    return d + depth.get(k, len(doc))
+
+
+def compile_rule(rule: dict, file: str = "") -> DepPattern:
+    """Turn one validated rule dict into a :class:`DepPattern`."""
+    line = rule.get("__line__", 0)
+    clean = strip_lines(rule)
+    nodes: dict[str, dict] = clean["nodes"]
+    edges = [_EDGE.match(e).groups() for e in clean.get("edges", [])]
+    order = [next(iter(nodes))] + [b for _, _, b in edges]
+    unbounded = any(op in UNBOUNDED_OPS or op == "~2" for _, op, _ in edges)
+    alts = []
+    for ops in itertools.product(*[_alternatives(op) for _, op, _ in edges]) if edges else [()]:
+        pat = [{"RIGHT_ID": order[0], "RIGHT_ATTRS": nodes[order[0]]}]
+        for (a, _, b), op in zip(edges, ops):
+            pat.append({"LEFT_ID": a, "REL_OP": op, "RIGHT_ID": b, "RIGHT_ATTRS": nodes[b]})
+        alts.append(pat)
+    if len(alts) > MAX_ALTERNATIVES:
+        raise LoopAgentError("E201", file=file, line=line, rule_id=clean["id"],
+                             problem=f"{len(alts)} alternatives after expanding ~N edges (max {MAX_ALTERNATIVES})",
+                             fix="use fewer ~2 edges or exact operators such as '>'")
+    return DepPattern(id=clean["id"], qtypes=tuple(clean["qtype"]), node_names=order, alternatives=alts,
+                      distance=[(a, b, int(op[1])) for a, op, b in edges if op.startswith("~")],
+                      weight=float(clean.get("weight", 1.0)), query_node=clean.get("query_node"),
+                      unbounded=unbounded, examples=clean.get("examples", []), file=file, line=line)
+
+
+class PatternSet:
+    """Dependency patterns validated and added to DependencyMatchers, one per question type.
+
+    ``match(doc, qtype)`` runs only that type's rules (plus ``any``): matching cost grows
+    with the number of rules, so a question never pays for the others.
+    """
+
+    def __init__(self, patterns: list[DepPattern], vocab: Any, max_tokens: int = 80) -> None:
+        from spacy.matcher import DependencyMatcher
+
+        self.patterns = {p.id: p for p in patterns}
+        self.max_tokens = max_tokens
+        self.by_qtype: dict[str, list[str]] = {}
+        for p in patterns:
+            for q in p.qtypes:
+                self.by_qtype.setdefault(q, []).append(p.id)
+        # (qtype or None for all) -> (matcher with every rule, matcher without unbounded rules)
+        self._matchers: dict[Optional[str], tuple[Any, Any]] = {}
+        groups: dict[Optional[str], list[DepPattern]] = {None: patterns}
+        for q in QTYPES:
+            groups[q] = [p for p in patterns if q in p.qtypes or "any" in p.qtypes]
+        for q, group in groups.items():
+            full, bounded = DependencyMatcher(vocab, validate=True), DependencyMatcher(vocab, validate=True)
+            for p in group:
+                try:
+                    full.add(p.id, p.alternatives)
+                    if not p.unbounded:
+                        bounded.add(p.id, p.alternatives)
+                except ValueError as exc:  # spaCy's validation message names the bad attribute
+                    raise LoopAgentError("E201", file=p.file, line=p.line, rule_id=p.id,
+                                         problem=f"spaCy rejects the pattern: {str(exc).splitlines()[0]}",
+                                         fix="node attributes follow spaCy's Matcher syntax (ORTH, LEMMA, POS, "
+                                             "DEP, with IN/NOT_IN/REGEX)") from exc
+            self._matchers[q] = (full, bounded)
+
+    def match(self, doc: Any, qtype: Optional[str] = None) -> list[tuple[str, dict[str, int]]]:
+        """(rule id, {node name: token index}) per match; rules of ``qtype`` only when given.
+
+        Rules with unbounded operators (including ``~2``) are skipped on docs longer than
+        ``max_tokens``; nothing is matched beyond 4x that (DependencyMatcher can blow up).
+        """
+        if len(doc) > 4 * self.max_tokens:
+            return []
+        full, bounded = self._matchers.get(qtype, self._matchers[None])
+        matcher = full if len(doc) <= self.max_tokens else bounded
+        if len(matcher) == 0:
+            return []
+        out, seen = [], set()
+        for key, token_ids in matcher(doc):
+            p = self.patterns[doc.vocab.strings[key]]
+            nodes = dict(zip(p.node_names, token_ids))
+            if any(tree_distance(doc, nodes[a], nodes[b]) > n for a, b, n in p.distance):
+                continue
+            sig = (p.id, tuple(sorted(nodes.items())))
+            if sig not in seen:
+                seen.add(sig)
+                out.append((p.id, nodes))
+        return out
+
+
+def load_patterns(path: Path = DEFAULT_FILE) -> tuple[list[DepPattern], dict[str, Any]]:
+    """Load and validate a dependency-pattern file (E201/E202 with file:line rule-id)."""
+    rf = load_rule_file(Path(path))
+    if rf.kind != "dep_pattern":
+        raise LoopAgentError("E201", file=str(path), line=1, rule_id="-", problem=f"kind is {rf.kind!r}",
+                             fix="a dependency-pattern file starts with 'kind: dep_pattern'")
+    return [compile_rule(r, str(path)) for r in rf.rules], rf.settings

@@ -1,0 +1,285 @@
+"""Stage 2: choose the 1-3 sentences of the candidate blocks that answer the question.
+
+Needs: a :class:`Query` (type, weighted terms, synonyms, core verb) and stage-1
+:class:`Candidate` blocks. Adds: :class:`Anchor` sentences, best first, each with its
+score components in ``details`` and the matched dependency pattern (or None).
+
+Scoring: lexical overlap (weighted terms, synonyms lower) + the densest keyword
+window + the candidate's stage-1 score as a prior rank every sentence; only the
+best ``max_parse`` are parsed (cached), and dependency patterns of the question
+type add soft evidence. Sentences too long to parse get a jieba-POS window
+heuristic instead, marked ``details["fallback"]``.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from ..errors import LoopAgentError
+from ..text import split_sentences
+from ..types import Anchor, Candidate, Query, Sentence
+from .parser import BUILTIN, Parser
+from .patterns import DEFAULT_FILE, PatternSet, load_patterns
+
+log = logging.getLogger("loopagent.syntax")
+
+# Question types whose answer is a quantity: the POS fallback looks for numerals near the terms.
+_QUANTITY_TYPES = {"count", "number", "money", "duration", "date"}
+
+
+@dataclass(frozen=True)
+class SyntaxSettings:
+    """Settings of stage 2; validated on construction."""
+
+    model: str = BUILTIN              # "builtin" (shipped UD parser), a path, or e.g. "zh_core_web_sm"
+    segmenter: str = "pkuseg"         # pkuseg (trained on UD words) | jieba (stage-1 tokenizer)
+    patterns_file: str = str(DEFAULT_FILE)
+    max_parse: int = 8                # sentences parsed per call (best by lexical score)
+    max_chars: int = 200              # longer sentences use the POS-window fallback
+    synonym_weight: float = 0.6       # a synonym counts this much of its term's weight
+    window_chars: int = 24            # keyword co-occurrence window
+    w_lexical: float = 0.5
+    w_window: float = 0.25
+    w_prior: float = 0.25
+    w_pattern: float = 0.5            # times the lexical score: patterns confirm, never create, relevance
+    w_fallback: float = 0.15
+    context_weight: float = 0.4       # a term found only elsewhere in the block/section/title
+
+    def __post_init__(self) -> None:
+        for name in ("max_parse", "max_chars", "window_chars"):
+            if getattr(self, name) < 1:
+                raise LoopAgentError("E303", name=f"syntax.{name}", value=getattr(self, name),
+                                     why="must be at least 1", allowed="a positive integer")
+        for name in ("synonym_weight", "w_lexical", "w_window", "w_prior", "w_pattern", "w_fallback", "context_weight"):
+            v = getattr(self, name)
+            if not 0 <= v <= 1:
+                raise LoopAgentError("E303", name=f"syntax.{name}", value=v, why="out of range", allowed="0 to 1")
+        if self.segmenter not in ("pkuseg", "jieba"):
+            raise LoopAgentError("E303", name="syntax.segmenter", value=self.segmenter, why="unknown segmenter",
+                                 allowed="pkuseg, jieba")
+
+
+@dataclass
+class _Scored:
+    cand: Candidate
+    sent: Sentence
+    lexical: float
+    window: float
+    prior: float
+    hits: list[tuple[int, int, str]]  # (start, end, term) in sentence coordinates
+    pre: float = 0.0
+
+
+class SyntaxStage:
+    """Stage 2 (see module docstring). Thread-safe; the parser and patterns load on first use."""
+
+    def __init__(self, settings: Optional[SyntaxSettings] = None, parser: Optional[Parser] = None) -> None:
+        self.settings = settings or SyntaxSettings()
+        self.parser = parser or Parser(self.settings.model, self.settings.segmenter)
+        self._lock = threading.Lock()
+        self._patterns: Optional[PatternSet] = None
+        self._patterns_mtime: Optional[int] = None
+        self.last_error: Optional[str] = None
+        # (id of the PatternSet, qtype, sentence) -> matches; parses are cached by the parser
+        self._matches: OrderedDict[tuple[int, str, str], list[tuple[str, dict[str, int]]]] = OrderedDict()
+        self.match_cache_size = 20000
+
+    # --- patterns (hot reload: a broken file keeps the previous patterns) ---------
+    @property
+    def patterns(self) -> PatternSet:
+        path = Path(self.settings.patterns_file)
+        try:
+            mtime = path.stat().st_mtime_ns
+        except OSError as exc:
+            if self._patterns is not None:
+                return self._patterns
+            raise LoopAgentError("E202", file=str(path), detail=str(exc)) from exc
+        if self._patterns is None or mtime != self._patterns_mtime:
+            with self._lock:
+                if self._patterns is None or mtime != self._patterns_mtime:
+                    try:
+                        pats, settings = load_patterns(path)
+                        self._patterns = PatternSet(pats, self.parser.nlp.vocab,
+                                                    max_tokens=int(settings.get("max_tokens", 80)))
+                        self.last_error = None
+                    except LoopAgentError as exc:
+                        if self._patterns is None:
+                            raise
+                        self.last_error = str(exc)
+                        log.warning("%s (previous patterns stay active)", exc)
+                    self._patterns_mtime = mtime
+        return self._patterns  # type: ignore[return-value]
+
+    def warm_up(self) -> float:
+        """Load the parser and patterns now; returns seconds spent."""
+        t0 = time.perf_counter()
+        _ = self.patterns
+        self.parser.parse("用人单位应当依法缴纳社会保险费。")
+        return time.perf_counter() - t0
+
+    # --- the stage ------------------------------------------------------------------
+    def run(self, query: Query, candidates: list[Candidate], max_anchors: int = 3) -> list[Anchor]:
+        """Return up to ``max_anchors`` anchors, best first (empty when no sentence shares a term)."""
+        s = self.settings
+        terms = _term_table(query, s.synonym_weight)
+        total = sum(w for w, _ in terms.values()) or 1.0
+        top_prior = max((c.score for c in candidates), default=0.0) or 1.0
+        scored: list[_Scored] = []
+        for cand in candidates:
+            prior = max(cand.score, 0.0) / top_prior
+            context = " ".join(cand.block.section) + " " + cand.title + " " + cand.block.text
+            for sent in split_sentences(cand.block.text):
+                lex, win, hits = _lexical(sent.text, terms, total, s.window_chars)
+                if lex <= 0:
+                    continue
+                lex = min(1.0, lex + s.context_weight * _context_only(sent.text, context, terms, total))
+                sc = _Scored(cand, sent, lex, win, prior, hits)
+                sc.pre = s.w_lexical * lex + s.w_window * win + s.w_prior * prior
+                scored.append(sc)
+        scored.sort(key=lambda x: -x.pre)
+        anchors = []
+        patterns = self.patterns if scored else None
+        for rank, sc in enumerate(scored):
+            details: dict[str, Any] = {"lexical": round(sc.lexical, 3), "window": round(sc.window, 3),
+                                       "prior": round(sc.prior, 3), "pattern": 0.0}
+            best_id: Optional[str] = None
+            score = sc.pre
+            if rank < s.max_parse:
+                if len(sc.sent.text) <= s.max_chars:
+                    best_id, pscore = self._pattern_score(sc, query.qtype, patterns)
+                    details["pattern"] = round(pscore, 3)
+                    # scaled by lexical overlap: a pattern confirms a relevant sentence, it does
+                    # not make an unrelated one relevant
+                    score += s.w_pattern * pscore * sc.lexical
+                else:
+                    fb = _pos_window(sc.sent.text, sc.hits, query.qtype)
+                    details["fallback"] = "pos_window"
+                    details["fallback_score"] = round(fb, 3)
+                    score += s.w_fallback * fb * sc.lexical
+            details["total"] = round(score, 4)
+            anchors.append(Anchor(candidate=sc.cand, sentence=sc.sent, score=round(score, 4),
+                                  pattern=best_id, details=details))
+        anchors.sort(key=lambda a: -a.score)
+        return anchors[:max_anchors]
+
+    def _pattern_score(self, sc: _Scored, qtype: str, patterns: Optional[PatternSet]) -> tuple[Optional[str], float]:
+        if patterns is None:
+            return None, 0.0
+        wanted = set(patterns.by_qtype.get(qtype, [])) | set(patterns.by_qtype.get("any", []))
+        if not wanted:
+            return None, 0.0
+        parsed = self.parser.parse(sc.sent.text)
+        key = (id(patterns), qtype, sc.sent.text)
+        with self._lock:
+            matches = self._matches.get(key)
+        if matches is None:
+            matches = patterns.match(parsed.doc, qtype)
+            with self._lock:
+                self._matches[key] = matches
+                if len(self._matches) > self.match_cache_size:
+                    self._matches.popitem(last=False)
+        best: tuple[Optional[str], float] = (None, 0.0)
+        for rid, nodes in matches:
+            if rid not in wanted:
+                continue
+            p = patterns.patterns[rid]
+            w = p.weight
+            if p.query_node and p.query_node in nodes:
+                ts, te = parsed.span_of(nodes[p.query_node])
+                if not any(hs < te and ts < he for hs, he, _ in sc.hits):
+                    w *= 0.5  # the structure fits, but around a word the question does not ask about
+            if w > best[1]:
+                best = (rid, w)
+        return best
+
+
+def anchors_trace(anchors: list[Anchor]) -> dict[str, Any]:
+    """The ``stages.syntax`` trace object: anchors best first with block, text, pattern and score."""
+    return {"anchors": [{"block_id": a.candidate.block.block_id, "text": a.sentence.text,
+                         "start": a.sentence.start, "end": a.sentence.end, "pattern": a.pattern,
+                         "score": a.score, **({"fallback": a.details["fallback"]} if "fallback" in a.details else {})}
+                        for a in anchors]}
+
+
+# --- pure helpers ------------------------------------------------------------------
+
+def _term_table(query: Query, syn_weight: float) -> dict[str, tuple[float, list[tuple[str, float]]]]:
+    """term -> (weight, [(surface form, weight of that form)]).
+
+    The weighted terms of query analysis (``weights``) when it gave any, else ``terms``
+    and the core verb at weight 1.
+    """
+    table: dict[str, tuple[float, list[tuple[str, float]]]] = {}
+    words = list(query.weights) or list(query.terms)
+    if not query.weights and query.core_verb and query.core_verb not in words:
+        words.append(query.core_verb)
+    for t in words:
+        if not t or not t.strip():
+            continue
+        w = float(query.weights.get(t, 1.0))
+        if w <= 0:
+            continue
+        forms = [(t, w)] + [(syn, w * syn_weight) for syn in query.expansions.get(t, []) if syn and syn != t]
+        table[t] = (w, forms)
+    return table
+
+
+def _lexical(text: str, terms: dict, total: float, window: int) -> tuple[float, float, list[tuple[int, int, str]]]:
+    """(weighted coverage, densest-window coverage, hits) of the query terms in ``text``."""
+    got: dict[str, float] = {}
+    hits: list[tuple[int, int, str, float]] = []
+    for key, (_, forms) in terms.items():
+        for form, fw in forms:
+            i = text.find(form)
+            while i >= 0:
+                hits.append((i, i + len(form), key, fw))
+                got[key] = max(got.get(key, 0.0), fw)
+                i = text.find(form, i + 1)
+    if not got:
+        return 0.0, 0.0, []
+    lex = sum(got.values()) / total
+    hits.sort()
+    best = 0.0
+    for i, (s0, _, _, _) in enumerate(hits):
+        inside: dict[str, float] = {}
+        for s1, e1, k, fw in hits[i:]:
+            if e1 - s0 > window:
+                break
+            inside[k] = max(inside.get(k, 0.0), fw)
+        best = max(best, sum(inside.values()))
+    return lex, best / total, [(s0, e0, k) for s0, e0, k, _ in hits]
+
+
+def _context_only(text: str, context: str, terms: dict, total: float) -> float:
+    """Weighted share of the terms absent from ``text`` but present in its block, section or title."""
+    got = 0.0
+    for _, (w, forms) in terms.items():
+        if not any(f in text for f, _ in forms) and any(f in context for f, _ in forms):
+            got += w
+    return got / total
+
+
+def _pos_window(text: str, hits: list[tuple[int, int, str]], qtype: str, radius: int = 16) -> float:
+    """Fallback for sentences too long to parse: jieba POS near the query terms.
+
+    Quantity questions want a numeral (m) or time word (t) within ``radius`` characters of
+    a term; other types want a verb (v) there. Returns 0-1.
+    """
+    import jieba.posseg as pseg
+
+    lo = max(0, min(h[0] for h in hits) - radius) if hits else 0
+    hi = min(len(text), max(h[1] for h in hits) + radius) if hits else len(text)
+    want = ("m", "t", "mq") if qtype in _QUANTITY_TYPES else ("v", "vn")
+    pos = 0
+    found = 0
+    for w, flag in pseg.cut(text[lo:hi]):
+        start = lo + pos
+        pos += len(w)
+        if flag in want and any(abs(start - h[0]) <= radius or abs(start - h[1]) <= radius for h in hits):
+            found += 1
+    return min(1.0, found / 2)
