@@ -16,7 +16,7 @@ import regex
 from .numbers import CN_DIGITS as CN_NUMERALS, find_quantities
 from .rules import Field, RuleSet, register_schema
 from .store import Store
-from .tokenize import cut, is_word, stopwords
+from .tokenize import cut, is_content_word, is_word, stopwords
 from .types import Query
 
 register_schema("question_type", {
@@ -40,7 +40,7 @@ _ASK_WORDS = {"几", "多少", "多久", "多长", "最长", "最短", "最多",
               "分别", "按", "按照", "依照", "根据", "应当", "需要", "一般", "最", "多", "大", "可", "还",
               "哪", "何时", "什么时候", "哪一天", "有", "没有", "不", "时间", "期限", "天", "日", "跟", "已经", "开始",
               "正式", "当天", "具体", "现行", "分别", "各", "最低", "最高", "上限", "下限", "范围", "比例", "处罚",
-              "什么样", "一共", "总共", "合计", "多大", "多远", "还能", "还会", "之前", "以前", "以后", "之后"}
+              "什么样", "以上", "以下", "不满", "已满", "满", "不足", "超过", "一共", "总共", "合计", "多大", "多远", "还能", "还会", "之前", "以前", "以后", "之后"}
 _QUOTED = re.compile(r"[“\"「『]([^”\"」』]{2,30})[”\"」』]")
 _BOOK = re.compile(r"《([^》]{2,60})》")
 _ARTICLE = regex.compile(r"第([零〇一二两三四五六七八九十百千\d]+)条")
@@ -137,7 +137,11 @@ class QueryAnalyzer:
         quoted = _QUOTED.findall(question)
         if quoted:
             q.entities.extend(quoted)
-        q.constraints["quantities"] = find_quantities(question)
+        from .extract import range_conditions  # one definition of what a condition is
+        ranges = range_conditions(question)
+        q.constraints["ranges"] = [r[:4] + (list(r[4]),) for r in ranges]
+        q.constraints["quantities"] = [x for x in find_quantities(question)
+                                       if not any(a <= x["start"] < b for *_, (a, b) in ranges)]
 
         text_for_terms = question
         for n in named:
@@ -157,10 +161,10 @@ class QueryAnalyzer:
             if e not in terms:
                 terms.append(e)
         q.terms = terms
-        q.weights = self._idf(terms)
+        q.expansions = self._expand(question, terms)
+        q.weights = self._idf(terms, q.expansions)
         for e in q.entities:  # quoted terms are what the question is about
             q.weights[e] = q.weights.get(e, 1.0) * 1.5
-        q.expansions = self._expand(question, terms)
         q.core_verb = next((t for t in terms if len(t) >= 2 and t in _VERBS), None)
         q.entities.extend(t for t in terms if len(t) >= 3 and t not in q.entities)
 
@@ -196,18 +200,22 @@ class QueryAnalyzer:
             spans.append((i, i + len(n.name), n.name))
         return list(dict.fromkeys(found)), list(dict.fromkeys(named))
 
-    def _idf(self, terms: list[str]) -> dict[str, float]:
+    def _idf(self, terms: list[str], expansions: Optional[dict[str, list[str]]] = None) -> dict[str, float]:
         """IDF weight per term from the store's FTS vocabulary (about 0.3 very common … 2.25 rare).
 
         A term the index has never seen cannot be matched as a token: it gets a low weight.
         """
-        df = self.store.doc_freq(terms)
+        expansions = expansions or {}
+        df = self.store.doc_freq(terms + [s for t in terms for s in expansions.get(t, [])])
         n = self._n_blocks
         out = {}
         for t in terms:
-            d = df.get(t.lower(), 0)
+            d = df.get(t.lower(), 0) or max((df.get(s.lower(), 0) for s in expansions.get(t, [])), default=0)
             if d == 0:
-                out[t] = 0.3
+                # never seen in the store: a name or term the documents do not contain (上海市, 餐补)
+                # weighs heavily, so evidence lacking it cannot reach the coverage bar; a jieba
+                # fragment (能休) weighs little
+                out[t] = 1.6 if is_content_word(t) else 0.3
                 continue
             idf = math.log(1 + (n - d + 0.5) / (d + 0.5))
             out[t] = round(min(idf, 8.0) / 4.0 + 0.25, 3)

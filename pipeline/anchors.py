@@ -9,8 +9,21 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .extract import condition_match
 from .text import split_sentences
-from .types import Anchor, Candidate, Query
+from .types import Anchor, Block, Candidate, Query, Sentence
+
+
+def block_sentences(block: Block) -> list[Sentence]:
+    """Sentences of a block; a table's rows ('header：cell；…' lines) are its sentences."""
+    if block.type == "table":
+        out, pos = [], 0
+        for line in block.text.split("\n"):
+            if line.strip():
+                out.append(Sentence(line, pos, pos + len(line)))
+            pos += len(line) + 1
+        return out
+    return split_sentences(block.text)
 
 
 def coverage(query: Query, text: str, context: str = "", syn_weight: float = 0.6) -> float:
@@ -38,14 +51,16 @@ def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
     if not top:
         return []
     best_block = max(c.score for c in top) or 1.0
+    quantities = query.constraints.get("quantities") or []
     for c in top:
         b = c.block
         context = " ".join(b.section) + " " + c.title + " " + b.text
         prior = c.score / best_block
-        for s in split_sentences(b.text):
+        for s in block_sentences(b):
             cov = coverage(query, s.text, context)
-            score = cov + 0.35 * prior
+            cond = condition_match(quantities, s.text, query.constraints.get("ranges"))
+            score = cov + 0.35 * prior + 0.3 * cond
             out.append(Anchor(candidate=c, sentence=s, score=round(score, 4), pattern=None,
-                              details={"coverage": round(cov, 3), "prior": round(prior, 3)}))
+                              details={"coverage": round(cov, 3), "prior": round(prior, 3), "condition": cond}))
     out.sort(key=lambda a: -a.score)
     return out[:limit]

@@ -201,7 +201,7 @@ _RANGES = [
     (regex.compile(rf"(?:满|已满)?(?P<a>{_N}){_U}以上(?:[，,])?(?:不满|不足|未满)(?P<b>{_N})(?P<u2>个月|月|年|日|天|周岁|岁|小时|人|元|万元)?"), "ab"),
     (regex.compile(rf"(?:满|已满)(?P<a>{_N}){_U}(?:[，,])?(?:不满|不足|未满)(?P<b>{_N})(?P<u2>个月|月|年|日|天|周岁|岁|小时|人|元|万元)?"), "ab"),
     (regex.compile(rf"(?:不满|不足|未满|少于|低于)(?P<b>{_N}){_U}"), "b"),
-    (regex.compile(rf"(?:满|已满|超过|高于|多于)(?P<a>{_N}){_U}"), "a"),
+    (regex.compile(rf"(?<!不得)(?<!不)(?:满|已满|超过|高于|多于)(?P<a>{_N}){_U}"), "a"),
     (regex.compile(rf"(?P<a>{_N}){_U}(?:以上|及以上)"), "a"),
     (regex.compile(rf"(?P<b>{_N}){_U}(?:以下|之内|以内|内)"), "b="),
 ]
@@ -239,16 +239,28 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
     return out
 
 
-def condition_match(question_quantities: list[dict], text: str) -> float:
-    """+1 when a question quantity falls inside a condition range of ``text``, -1 when outside, 0 otherwise."""
-    if not question_quantities:
+def condition_match(question_quantities: list[dict], text: str, question_ranges: Optional[list] = None) -> float:
+    """+1 when the question's condition fits a condition of ``text``, -1 when it contradicts it, else 0.
+
+    A question range (已满10年不满20年) must equal a range of the text; a question quantity
+    (工作了12年) must fall inside one. Only conditions of the same dimension (time, age, money…) count.
+    """
+    if not question_quantities and not question_ranges:
         return 0.0
     conds = range_conditions(text)
     if not conds:
         return 0.0
     best = 0.0
+    for qdim, qlo, qhi, _, _ in question_ranges or []:
+        for cdim, lo, hi, _, _ in conds:
+            if cdim != qdim:
+                continue
+            if abs(lo - qlo) < 1e-6 and abs(hi - qhi) < 1e-6:
+                return 1.0
+            if hi <= qlo or lo >= qhi:
+                best = min(best, -1.0) if best <= 0 else best
     for q in question_quantities:
-        b = _base(float(q["number"]), q["unit"] if q["unit"] != "月" else "月")
+        b = _base(float(q["number"]), q["unit"])
         if b is None:
             continue
         dim, v = b
@@ -280,7 +292,7 @@ def polarity_of(text: str) -> Optional[bool]:
 class ExtractSettings:
     """Knobs of stage 3."""
 
-    anchors_tried: int = 8
+    anchors_tried: int = 12
     window_before: int = 2
     window_after: int = 3
     min_coverage: float = 0.45   # share of the question's term weight the evidence must contain
@@ -374,7 +386,8 @@ class Extractor:
     def _matches(self, query: Query, sent: str) -> list[tuple[float, dict, tuple[int, int], Template, float]]:
         """(score, value, span, template, condition match) for every usable template match in ``sent``."""
         out = []
-        conds = [c[4] for c in range_conditions(sent)]
+        # numbers inside conditional clauses (…不满三年的，) describe when, not what
+        conds = [c[4] for c in range_conditions(sent) if _clause_at(sent, c[4]).endswith("的")]
         for t in self.templates():
             if query.qtype not in t.types:
                 continue
@@ -385,7 +398,8 @@ class Extractor:
                     continue  # a number inside a condition (…不满三年的) is not the answer
                 if not grounded(_clause_at(sent, span), sent):
                     continue
-                cm = condition_match(query.constraints.get("quantities") or [], _clause_before(sent, span))
+                cm = condition_match(query.constraints.get("quantities") or [], _clause_before(sent, span),
+                                     query.constraints.get("ranges"))
                 score = t.priority / 100.0 + _proximity(query, sent, span) + 0.8 * cm
                 out.append((score, value, span, t, cm))
         out.sort(key=lambda x: -x[0])
@@ -454,7 +468,7 @@ class Extractor:
         pol = polarity_of(sent)
         if pol is None:
             return None
-        cm = condition_match(query.constraints.get("quantities") or [], sent)
+        cm = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
         q_neg = bool(re.search(r"不(?:得|能|可以|用|需要|必)|无需|禁止", query.text))
         yes = pol
         reasons = [f"模态：{'肯定' if pol else '否定'}"]

@@ -15,7 +15,7 @@ from typing import Any, Optional
 from .analyze import QueryAnalyzer
 from .anchors import coverage, lexical_anchors
 from .audit import AuditLog, new_trace_id
-from .extract import ExtractSettings, Extractor, Found, render_value
+from .extract import ExtractSettings, Extractor, Found, condition_match, render_value
 from .numbers import grounded
 from .prefilter import Prefilter, PrefilterSettings
 from .rules import RuleSet
@@ -35,7 +35,7 @@ class AskSettings:
     """Knobs of the whole ask path."""
 
     min_coverage: float = 0.7
-    max_anchors: int = 8
+    max_anchors: int = 12
     use_parser: bool = True
     use_generator: bool = False
 
@@ -153,12 +153,28 @@ class Orchestrator:
         return "\n".join(parts)
 
     def _anchors(self, query: Query, cands) -> list[Anchor]:
-        if self.syntax is not None:
-            try:
-                return self.syntax.run(query, cands, max_anchors=self.settings.max_anchors)
-            except Exception as exc:  # a parser failure must not lose the answer
-                log.warning("stage 2 failed (%s); falling back to lexical selection", exc)
-        return lexical_anchors(query, cands, limit=self.settings.max_anchors)
+        """Stage 2: parser-based anchors merged with lexical ones (the parser is soft evidence)."""
+        lexical = lexical_anchors(query, cands, limit=self.settings.max_anchors)
+        if self.syntax is None:
+            return lexical
+        try:
+            parsed = self.syntax.run(query, cands, max_anchors=self.settings.max_anchors)
+        except Exception as exc:  # a parser failure must not lose the answer
+            log.warning("stage 2 failed (%s); using lexical selection", exc)
+            return lexical
+        quantities = query.constraints.get("quantities") or []
+        merged: dict[tuple[str, int], Anchor] = {}
+        for a in parsed:
+            cond = condition_match(quantities, a.sentence.text, query.constraints.get("ranges"))
+            a.score = round(a.score + 0.3 * cond, 4)
+            a.details = {**a.details, "condition": cond}
+            merged[(a.candidate.block.block_id, a.sentence.start)] = a
+        for a in lexical:
+            key = (a.candidate.block.block_id, a.sentence.start)
+            if key not in merged or merged[key].score < a.score:
+                merged[key] = a
+        out = sorted(merged.values(), key=lambda a: -a.score)
+        return out[: self.settings.max_anchors]
 
     # --- compare: the same question against each version ----------------------
     def _compare(self, query: Query, trace_obj: dict):

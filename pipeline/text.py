@@ -55,6 +55,9 @@ def split_sentences(text: str) -> list[Sentence]:
             stack.append(_PAIR[ch])
         elif stack and ch == stack[-1]:
             stack.pop()
+            if not stack and ch in "”’」』" and i > 0 and text[i - 1] in _ENDERS:
+                _emit(text, start, i + 1, sentences)  # 。” closes the sentence
+                start = i + 1
         elif ch in _CLOSE and ch in stack:  # unbalanced: close up to the match
             while stack and stack.pop() != ch:
                 pass

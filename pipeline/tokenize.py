@@ -80,3 +80,30 @@ def stopwords() -> frozenset[str]:
         return frozenset()
     return frozenset(l.strip() for l in path.read_text(encoding="utf-8").splitlines()
                      if l.strip() and not l.startswith("#"))
+
+
+_pos_lock = threading.Lock()
+_pos_table: Optional[dict] = None
+_FUNCTION_CHARS = re.compile(r"[了的着过吗呢吧啊被把让给去来要能会可想得还就都也又很太最各有何几为我你他她它们这那哪么什不没别做是在之内段开]")
+_CONTENT_TAGS = ("n", "nr", "ns", "nt", "nz", "vn", "eng", "nrt", "nrfg", "an", "j", "l", "i")
+
+
+def is_content_word(word: str) -> bool:
+    """Whether ``word`` names something (noun-like or unknown to the dictionary), not a function word.
+
+    Unknown words that start with a modal (能休, 可领) are jieba fragments, not names.
+    The part-of-speech table is loaded on first use (about 0.7 s, once per process).
+    """
+    global _pos_table
+    if _pos_table is None:
+        with _pos_lock:
+            if _pos_table is None:
+                import jieba.posseg as posseg
+
+                _pos_table = posseg.POSTokenizer(get_tokenizer()).word_tag_tab
+    if _FUNCTION_CHARS.search(word):
+        return False  # 交了, 最多能, 有何, 被扣: jieba fragments around function characters
+    tag = _pos_table.get(word)
+    if tag is None:
+        return True
+    return tag.startswith(_CONTENT_TAGS)

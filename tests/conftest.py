@@ -1,0 +1,40 @@
+"""Shared fixtures: the bundled example statutes and a store built from them once per session."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples" / "docs"
+SHARED = ROOT.parent / "shared"
+LABOUR_CONTRACT = EXAMPLES / "劳动合同法(2012-12-28).md"
+ANNUAL_LEAVE = EXAMPLES / "职工带薪年休假条例(2007-12-14).md"
+LEAVE_DOCX = EXAMPLES / "企业职工带薪年休假实施办法.docx"
+
+
+@pytest.fixture(scope="session")
+def example_kb(tmp_path_factory):
+    """A KnowledgeBase over examples/docs (ingested once; read-only for tests)."""
+    from pipeline import KnowledgeBase
+
+    db = tmp_path_factory.mktemp("kb") / "examples.sqlite"
+    kb = KnowledgeBase(db, audit_log=None)
+    report = kb.ingest([EXAMPLES])
+    assert report.failed == 0, report.lines
+    return kb
+
+
+@pytest.fixture()
+def docs_copy(tmp_path):
+    """A writable copy of examples/docs for tests that change files."""
+    dst = tmp_path / "docs"
+    shutil.copytree(EXAMPLES, dst)
+    for p in dst.iterdir():
+        p.chmod(0o644)
+    return dst
+
+
+def shared_available() -> bool:
+    return (SHARED / "eval" / "dev" / "questions.jsonl").exists()

@@ -1,0 +1,103 @@
+"""Markdown statutes: every 第X条 addressable, 款 and 项 kept, header lines are metadata."""
+from pathlib import Path
+
+import pytest
+
+from pipeline.errors import LoopAgentError
+from pipeline.ingest import parse_file
+from tests.conftest import ANNUAL_LEAVE, LABOUR_CONTRACT
+
+
+@pytest.fixture(scope="module")
+def labour():
+    return parse_file(LABOUR_CONTRACT, "社会法/劳动合同法(2012-12-28).md").document
+
+
+def clause(doc, label):
+    return [b for b in doc.blocks if b.clause == label and b.type != "heading"]
+
+
+def test_metadata_from_header_lines(labour):
+    assert labour.title == "中华人民共和国劳动合同法"
+    assert labour.version_date == "2012-12-28"
+    assert labour.effective_date == "2008-01-01"
+    assert labour.meta["history_dates"] == ["2007-06-29", "2012-12-28"]
+    assert labour.kind == "markdown"
+    assert all("INFO END" not in b.text and "常务委员会" not in b.text for b in labour.blocks[:3])
+
+
+def test_article_section_paths(labour):
+    b19 = clause(labour, "第十九条")
+    assert [b.section[-1] for b in b19] == ["第十九条"] * 4
+    assert b19[0].text.startswith("劳动合同期限三个月以上不满一年的，试用期不得超过一个月；")
+    assert [b.meta["paragraph"] for b in b19] == [1, 2, 3, 4]
+    b42 = clause(labour, "第四十二条")
+    assert b42[0].section == ["第四章 劳动合同的解除和终止", "第四十二条"]
+    assert [b.type for b in b42] == ["clause"] + ["list_item"] * 6
+    assert b42[3].text == "（三）患病或者非因工负伤，在规定的医疗期内的；"
+    assert b42[3].meta["label"] == "（三）"
+
+
+def test_chapter_of_article_19(labour):
+    # 第十九条 sits in 第二章 in this version of the law
+    assert clause(labour, "第十九条")[0].section == ["第二章 劳动合同的订立", "第十九条"]
+
+
+def test_every_article_addressable(labour):
+    labels = {b.clause for b in labour.blocks if b.type == "clause"}
+    assert len(labels) == 98  # 第一条 … 第九十八条
+    assert "第九十八条" in labels
+
+
+def test_ascii_bracket_items_are_list_items():
+    doc = parse_file(ANNUAL_LEAVE).document
+    items = [b for b in doc.blocks if b.clause == "第四条" and b.type == "list_item"]
+    assert [b.meta["label"] for b in items] == ["(一)", "(二)", "(三)", "(四)", "(五)"]
+    assert doc.title == "职工带薪年休假条例"
+    assert doc.effective_date is None or doc.effective_date == "2008-01-01"
+
+
+def test_block_ids_are_stable(labour):
+    again = parse_file(LABOUR_CONTRACT, "社会法/劳动合同法(2012-12-28).md").document
+    assert [b.block_id for b in again.blocks] == [b.block_id for b in labour.blocks]
+    assert len({b.block_id for b in labour.blocks}) == len(labour.blocks)
+
+
+def test_plain_text_and_tables(tmp_path):
+    p = tmp_path / "notice.md"
+    p.write_text("# 关于调整差旅标准的通知\n\n一、住宿标准\n\n住宿标准分三档：\n\n| 级别 | 标准 |\n|---|---|\n| 一档 | 800元 |\n| 二档 | 500元 |\n",
+                 encoding="utf-8")
+    doc = parse_file(p).document
+    table = [b for b in doc.blocks if b.type == "table"][0]
+    assert table.table_header == ["级别", "标准"]
+    assert table.table_rows == [["一档", "800元"], ["二档", "500元"]]
+    assert table.section == ["一、住宿标准"]
+    assert "级别：一档；标准：800元。" in table.text
+
+
+def test_gb18030_text_is_decoded_with_warning(tmp_path):
+    p = tmp_path / "gbk.txt"
+    p.write_bytes("第一条 本办法适用于全体职工。".encode("gb18030"))
+    res = parse_file(p)
+    assert res.document.blocks[0].text == "本办法适用于全体职工。"
+    assert res.warnings[0].startswith("W002")
+
+
+@pytest.mark.parametrize("content,code", [(b"", "E003"), (b"   \n", "E003"), (b"\xff\xfe\x00\xd8" * 3, "E004")])
+def test_bad_text_files(tmp_path, content, code):
+    p = tmp_path / "bad.txt"
+    p.write_bytes(content)
+    with pytest.raises(LoopAgentError) as e:
+        parse_file(p)
+    assert e.value.code == code
+
+
+def test_unknown_suffix_and_missing_path(tmp_path):
+    with pytest.raises(LoopAgentError) as e:
+        parse_file(tmp_path / "nope.md")
+    assert e.value.code == "E001"
+    p = tmp_path / "a.xyz"
+    p.write_text("x")
+    with pytest.raises(LoopAgentError) as e:
+        parse_file(p)
+    assert e.value.code == "E002"

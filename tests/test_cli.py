@@ -1,0 +1,75 @@
+"""The CLI: ingest summary and exit codes, ask --json / --jsonl following DESIGN.md, docs, show."""
+import json
+
+import pytest
+
+from pipeline.cli import main
+from tests.conftest import EXAMPLES
+
+ANSWER_KEYS = {"id", "question", "status", "answer", "value", "evidence", "method", "confidence", "reasoning",
+               "trace_id", "timings_ms"}
+EVIDENCE_KEYS = {"doc_id", "title", "source", "page", "block_id", "section", "text", "start", "end", "bbox"}
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "kb.sqlite"
+    assert main(["ingest", str(EXAMPLES), "--db", str(path)]) == 0
+    return path
+
+
+def test_ingest_summary_and_skip(db, capsys):
+    assert main(["ingest", str(EXAMPLES), "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "docs added 0, updated 0, skipped 6, failed 0" in out
+
+
+def test_ingest_nothing_is_an_error(tmp_path, capsys):
+    assert main(["ingest", str(tmp_path / "none"), "--db", str(tmp_path / "x.sqlite")]) == 1
+    assert "E001" in capsys.readouterr().err
+
+
+def test_ask_json_schema(db, capsys):
+    rc = main(["ask", "劳动合同期限一年以上不满三年的，试用期最长多久？", "--db", str(db), "--json", "--audit", "-"])
+    ans = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert set(ans) == ANSWER_KEYS
+    assert ans["status"] == "answered"
+    assert ans["value"] == {"kind": "duration", "number": 2, "unit": "月"}
+    assert set(ans["evidence"][0]) == EVIDENCE_KEYS
+    ev = ans["evidence"][0]
+    assert ev["section"] == ["第二章 劳动合同的订立", "第十九条"]
+    assert ev["text"] == "劳动合同期限一年以上不满三年的，试用期不得超过二个月；"
+    assert set(ans["timings_ms"]) >= {"analyze", "prefilter", "syntax", "extract", "generate", "total"}
+
+
+def test_ask_jsonl_keeps_ids_and_writes_audit(db, tmp_path, capsys):
+    q = tmp_path / "q.jsonl"
+    q.write_text('{"id": "a1", "question": "职工累计工作已满10年不满20年的，年休假几天？"}\n'
+                 '{"id": "a2", "question": "2024年上海市的月最低工资标准是多少元？"}\n', encoding="utf-8")
+    audit = tmp_path / "audit.jsonl"
+    assert main(["ask", "--db", str(db), "--jsonl", str(q), "--audit", str(audit)]) == 0
+    rows = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    assert [r["id"] for r in rows] == ["a1", "a2"]
+    assert rows[0]["value"] == {"kind": "duration", "number": 10, "unit": "日"}
+    assert rows[1]["status"] == "not_found" and rows[1]["evidence"] == [] and rows[1]["answer"] == ""
+    logged = [json.loads(l) for l in audit.read_text(encoding="utf-8").splitlines()]
+    assert [r["trace_id"] for r in logged] == [r["trace_id"] for r in rows]
+
+
+def test_docs_and_show(db, capsys):
+    assert main(["docs", "--db", str(db), "--json"]) == 0
+    docs = json.loads(capsys.readouterr().out)
+    assert len(docs) == 6
+    main(["ask", "职工累计工作已满10年不满20年的，年休假几天？", "--db", str(db), "--json", "--audit", "-"])
+    block_id = json.loads(capsys.readouterr().out)["evidence"][0]["block_id"]
+    assert main(["show", block_id, "--db", str(db)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["clause"] == "第三条" and shown["title"] == "职工带薪年休假条例"
+    assert main(["show", "nope", "--db", str(db)]) == 2
+    assert "E103" in capsys.readouterr().err
+
+
+def test_missing_store_is_a_coded_error(tmp_path, capsys):
+    assert main(["ask", "试用期多久", "--db", str(tmp_path / "none.sqlite")]) == 2
+    assert "E105" in capsys.readouterr().err
