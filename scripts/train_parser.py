@@ -181,6 +181,8 @@ def seg_f1(gold_sents, pred_sents) -> float:
         tp += len(gs & ps)
         g += len(gs)
         p += len(ps)
+    if tp == 0:
+        return 0.0
     prec, rec = tp / p, tp / g
     return 2 * prec * rec / (prec + rec)
 

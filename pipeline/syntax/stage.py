@@ -144,6 +144,9 @@ class SyntaxStage:
         scored.sort(key=lambda x: -x.pre)
         anchors = []
         patterns = self.patterns if scored else None
+        if patterns is not None and patterns.by_qtype.get(query.qtype):
+            # one batched parse of the sentences that will be matched (cached ones are free)
+            self.parser.parse_many([sc.sent.text for sc in scored[:s.max_parse] if len(sc.sent.text) <= s.max_chars])
         for rank, sc in enumerate(scored):
             details: dict[str, Any] = {"lexical": round(sc.lexical, 3), "window": round(sc.window, 3),
                                        "prior": round(sc.prior, 3), "pattern": 0.0}

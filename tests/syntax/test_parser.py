@@ -62,3 +62,14 @@ def test_unknown_segmenter_is_e303():
     with pytest.raises(LoopAgentError) as err:
         Segmenter("thulac")
     assert err.value.code == "E303" and "pkuseg" in str(err.value)
+
+
+def test_batched_parse_equals_single_parse():
+    texts = ["竞业限制期限，不得超过二年。", "本法自2008年1月1日起施行。", "竞业限制期限，不得超过二年。"]
+    batched = Parser().parse_many(texts)
+    single = Parser()
+    assert batched[0] is batched[2]
+    for b in batched:
+        s = single.parse(b.text)
+        assert [(t.text, t.dep_, t.head.i) for t in b.doc] == [(t.text, t.dep_, t.head.i) for t in s.doc]
+        assert b.offsets == s.offsets
