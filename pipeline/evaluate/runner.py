@@ -32,13 +32,31 @@ def hit_at_1(question: dict, answer: dict) -> bool:
     return scorer.evidence_ok(question, {"evidence": ev})
 
 
-def summarize(questions: list[dict], answers: list[dict], seconds: float) -> dict[str, Any]:
-    """Scorer summary plus evidence hit@1 (answerable questions) and time per question."""
+def _top_anchor(trace: Optional[dict]) -> Optional[dict]:
+    """The best stage-2 anchor sentence of a traced answer, as an evidence-like dict (None if absent)."""
+    try:
+        a = trace["stages"]["syntax"]["anchors"][0]  # type: ignore[index]
+        return {"text": a["text"], "block_id": a.get("block_id")}
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def summarize(questions: list[dict], answers: list[dict], seconds: float,
+              anchors: Optional[dict[Any, Optional[dict]]] = None) -> dict[str, Any]:
+    """Scorer summary plus evidence hit@1, top-sentence hit@1 (answerable questions) and time per question.
+
+    ``anchors`` maps question id to the system's top sentence whether or not it answered, so
+    localisation can be compared apart from the decision to abstain.
+    """
     rows = scorer.score(questions, answers)
     s = scorer.summary(rows)
     by_id = {a.get("id"): a for a in answers}
-    hits = [hit_at_1(q, by_id.get(q["id"], {})) for q in questions if q.get("answerable", True)]
+    answerable = [q for q in questions if q.get("answerable", True)]
+    hits = [hit_at_1(q, by_id.get(q["id"], {})) for q in answerable]
     s["evidence_hit_at_1"] = round(sum(hits) / max(1, len(hits)), 3)
+    if anchors is not None:
+        top = [bool(anchors.get(q["id"])) and hit_at_1(q, {"evidence": [anchors[q["id"]]]}) for q in answerable]
+        s["top_sentence_hit_at_1"] = round(sum(top) / max(1, len(top)), 3)
     s["seconds"] = round(seconds, 2)
     s["ms_per_question"] = round(1000 * seconds / max(1, len(questions)), 1)
     return {"summary": s, "rows": rows}
@@ -66,6 +84,7 @@ def margins(systems: dict[str, dict]) -> dict[str, dict[str, Any]]:
         out[name] = {"accuracy_ratio": ratio(ours["accuracy"], s["accuracy"]),
                      "accuracy_diff": round(ours["accuracy"] - s["accuracy"], 3),
                      "hit_at_1_ratio": ratio(ours["evidence_hit_at_1"], s["evidence_hit_at_1"]),
+                     "top_sentence_ratio": ratio(ours.get("top_sentence_hit_at_1"), s.get("top_sentence_hit_at_1")),
                      "wrong_rate_ratio_baseline_over_ours": ratio(s["wrong_answer_rate"], ours["wrong_answer_rate"])}
     return out
 
@@ -92,9 +111,11 @@ def run_eval(docs: str | Path, questions_path: str | Path, db: str | Path,
     for name in systems:
         if name == "loopagent":
             t0 = time.perf_counter()
-            out = [kb.ask(q["question"], id=q["id"]).to_dict() for q in questions]
+            out = [kb.ask(q["question"], id=q["id"], trace=True).to_dict() for q in questions]
+            secs = time.perf_counter() - t0
+            anchors = {a["id"]: _top_anchor(a.pop("trace", None)) for a in out}
             answers[name] = out
-            res = summarize(questions, out, time.perf_counter() - t0)
+            res = summarize(questions, out, secs, anchors)
         else:
             if name == "vector":
                 why = VectorBaseline.available()
@@ -112,7 +133,8 @@ def run_eval(docs: str | Path, questions_path: str | Path, db: str | Path,
             t0 = time.perf_counter()
             out = [base.ask(q["question"], q["id"]) for q in questions]
             answers[name] = out
-            res = summarize(questions, out, time.perf_counter() - t0)
+            res = summarize(questions, out, time.perf_counter() - t0,
+                            {a["id"]: (a.get("evidence") or [None])[0] for a in out})
             res["summary"]["prepare_seconds"] = round(prep, 2)
         result["systems"][name] = res
         s = res["summary"]
@@ -160,6 +182,7 @@ def table(headers: list[str], rows: list[list[Any]]) -> str:
 OVERALL = (("accuracy", "accuracy (answer + evidence)"), ("answer_only_accuracy", "answer-only accuracy"),
            ("wrong_answer_rate", "wrong-answer rate"), ("not_found_on_unanswerable", "not_found on unanswerable"),
            ("paraphrase_accuracy", "paraphrase accuracy"), ("evidence_hit_at_1", "evidence hit@1"),
+           ("top_sentence_hit_at_1", "top sentence hit@1 (answered or not)"),
            ("ms_per_question", "ms / question"))
 
 
@@ -174,10 +197,11 @@ def format_tables(result: dict[str, Any]) -> str:
     parts.append(table(["type"] + names,
                        [[t] + [result["systems"][n]["summary"]["per_type"].get(t, "–") for n in names] for t in types]))
     if result.get("margins"):
-        parts.append(table(["LoopAgent vs", "accuracy ratio", "accuracy diff", "hit@1 ratio",
-                            "wrong-rate ratio (baseline / LoopAgent)"],
+        parts.append(table(["LoopAgent vs", "accuracy ratio", "accuracy diff", "evidence hit@1 ratio",
+                            "top sentence hit@1 ratio", "wrong-rate ratio (baseline / LoopAgent)"],
                            [[n, m["accuracy_ratio"], m["accuracy_diff"], m["hit_at_1_ratio"],
-                             m["wrong_rate_ratio_baseline_over_ours"]] for n, m in result["margins"].items()]))
+                             m.get("top_sentence_ratio"), m["wrong_rate_ratio_baseline_over_ours"]]
+                            for n, m in result["margins"].items()]))
     skipped = {n: r["skipped"] for n, r in result["systems"].items() if "skipped" in r}
     for n, why in skipped.items():
         parts.append(f"{n}: skipped ({why})")

@@ -62,5 +62,21 @@ def test_vector_baseline_offline(tiny_kb, units, tmp_path):
     b = VectorBaseline(cache_dir=tmp_path)
     b.prepare(tiny_kb.store, units)
     assert b.emb.shape == (len(units), 384)
-    assert list(tmp_path.glob("*.npy"))  # cached for the next run
+    assert (tmp_path / "minilm-sentences.npz").exists()  # cached for the next run
+    again = VectorBaseline(cache_dir=tmp_path)
+    again.prepare(tiny_kb.store, units)
+    assert (again.emb == b.emb).all()
     assert b.top("女职工生育享受多少天的产假？") is not None
+
+
+def test_embedding_cache_round_trip(tmp_path):
+    np = pytest.importorskip("numpy")
+    from pipeline.evaluate.baselines import EmbeddingCache
+
+    c = EmbeddingCache(tmp_path / "e.npz")
+    c.add(["甲", "乙"], np.eye(2, dtype="float32"))
+    c.add(["甲"], np.zeros((1, 2), dtype="float32"))  # first one wins
+    c.save()
+    again = EmbeddingCache(tmp_path / "e.npz")
+    assert "甲" in again and "丙" not in again
+    assert again.get("甲").tolist() == [1.0, 0.0] and again.get("乙").tolist() == [0.0, 1.0]

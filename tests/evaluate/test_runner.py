@@ -27,6 +27,7 @@ def test_baselines_scored_with_the_scorer(result):
     assert (fts["accuracy"], fts["wrong_answer_rate"], fts["evidence_hit_at_1"]) == (0.5, 0.6, 0.5)
     assert (bm25["accuracy"], bm25["wrong_answer_rate"], bm25["evidence_hit_at_1"]) == (0.5, 0.6, 0.75)
     assert fts["not_found_on_unanswerable"] == 0.0
+    assert fts["top_sentence_hit_at_1"] == fts["evidence_hit_at_1"]  # a baseline's evidence is its top sentence
     assert result["sentences"] == 18 and result["n_questions"] == 5
 
 
@@ -57,7 +58,7 @@ def test_ratio_and_margins():
               "fts": {"summary": {"accuracy": 0.2, "evidence_hit_at_1": 0.4, "wrong_answer_rate": 0.8}},
               "vector": {"skipped": "not installed"}}
     assert margins(sysres) == {"fts": {"accuracy_ratio": 3.0, "accuracy_diff": 0.4, "hit_at_1_ratio": 2.0,
-                                       "wrong_rate_ratio_baseline_over_ours": 8.0}}
+                                       "top_sentence_ratio": None, "wrong_rate_ratio_baseline_over_ours": 8.0}}
 
 
 def test_tables_and_json(result, tmp_path):
@@ -91,5 +92,6 @@ def test_loopagent_end_to_end_with_margins(tmp_path):
                    log=lambda m: None)
     s = res["systems"]["loopagent"]["summary"]
     assert s["questions"] == 5 and 0.0 <= s["accuracy"] <= 1.0
+    assert 0.0 <= s["top_sentence_hit_at_1"] <= 1.0  # from the trace: counted whether or not it answered
     assert set(res["margins"]) == {"fts"}
     assert all("loopagent" in r for r in res["questions"])
