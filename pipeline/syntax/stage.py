@@ -227,7 +227,9 @@ def _term_table(query: Query, syn_weight: float) -> dict[str, tuple[float, list[
         w = float(query.weights.get(t, 1.0))
         if w <= 0:
             continue
-        forms = [(t, w)] + [(syn, w * syn_weight) for syn in query.expansions.get(t, []) if syn and syn != t]
+        # single-character synonyms (假, 罚) match almost anywhere: left out
+        forms = [(t, w)] + [(syn, w * syn_weight) for syn in query.expansions.get(t, [])
+                            if syn and syn != t and len(syn) > 1]
         table[t] = (w, forms)
     return table
 
