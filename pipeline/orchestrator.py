@@ -119,10 +119,15 @@ class Orchestrator:
             cov = coverage(query, self.scope(found))
             found.coverage = cov
             found.reasons.append(f"证据覆盖率：{cov:.2f}")
-            if cov < self.settings.min_coverage or not grounded(_numbers_only(found), ev_text):
-                found.reasons.append("覆盖率不足或数值未在证据中出现：不作答")
+            why = None
+            if cov < self.settings.min_coverage:
+                why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）"
+            elif not grounded(_numbers_only(found), ev_text):
+                why = f"{found.method} 的数值未在证据中出现"
+            if why:
                 trace_obj.setdefault("rejected", []).append({"method": found.method, "answer": found.answer,
-                                                             "coverage": round(cov, 3)})
+                                                             "coverage": round(cov, 3), "why": why})
+                query.reasons.append(f"拒答：{why}")
                 found = None
         timings["extract"] = _ms(t)
         if trace_obj is not None and "query" in trace_obj:
@@ -218,13 +223,16 @@ class Orchestrator:
     # --- answer object -------------------------------------------------------
     def _to_answer(self, query: Query, result) -> Answer:
         found, query, cands, anchors = result
-        reasons = [f"问题类型：{TYPE_NAMES.get(query.qtype, query.qtype)}"] + query.reasons[1:]
+        refusals = [r for r in query.reasons if r.startswith("拒答：")]
+        reasons = [f"问题类型：{TYPE_NAMES.get(query.qtype, query.qtype)}"] + [
+            r for r in query.reasons[1:] if not r.startswith("拒答：")]
         reasons.append(f"粗筛：{len(cands)} 个候选块" + (f"，最佳 {cands[0].source} {'/'.join(cands[0].block.section[-2:])}" if cands else ""))
         if anchors:
             a = anchors[0]
             reasons.append(f"句法：锚点句「{a.sentence.text[:40]}」" + (f"（模式 {a.pattern}）" if a.pattern else "（词汇匹配）"))
         if found is None:
-            return Answer(question=query.text, status="not_found", reasoning=reasons + ["抽取：没有模板在有依据的句子上命中，不作答"])
+            return Answer(question=query.text, status="not_found",
+                          reasoning=reasons + (refusals or ["抽取：没有模板在有依据的句子上命中，不作答"]))
         c = found.anchor.candidate
         where = f"{c.title} {c.block.clause or '/'.join(c.block.section[-1:])}"
         if c.block.page_start:
