@@ -195,7 +195,7 @@ class SyntaxStage:
             if p.query_node and p.query_node in nodes:
                 ts, te = parsed.span_of(nodes[p.query_node])
                 if not any(hs < te and ts < he for hs, he, _ in sc.hits):
-                    w *= 0.5  # the structure fits, but around a word the question does not ask about
+                    w *= 0.25  # the structure fits, but around a word the question does not ask about
             if w > best[1]:
                 best = (rid, w)
         return best
