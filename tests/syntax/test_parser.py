@@ -73,3 +73,30 @@ def test_batched_parse_equals_single_parse():
         s = single.parse(b.text)
         assert [(t.text, t.dep_, t.head.i) for t in b.doc] == [(t.text, t.dep_, t.head.i) for t in s.doc]
         assert b.offsets == s.offsets
+
+
+def test_a_model_with_its_own_segmenter_is_used_as_is(tmp_path):
+    """The zh_core_web_* switch: such a pipeline segments itself (here: jieba) and keeps offsets."""
+    import spacy
+
+    source = spacy.load(BUILTIN_DIR)
+    nlp = spacy.blank("zh", config={"nlp": {"tokenizer": {"segmenter": "jieba"}}})
+    for name in source.pipe_names:
+        nlp.add_pipe(name, source=source)
+    nlp.to_disk(tmp_path / "own")
+    p = Parser(model=str(tmp_path / "own"))
+    assert p.own_tokenizer
+    text = "竞业限制期限，不得超过二年。"
+    parsed = p.parse(text)
+    assert [text[s:e] for s, e in parsed.offsets] == [t.text for t in parsed.doc]
+    assert [x.text for x in p.parse_many([text])] == [text]
+
+
+def test_parser_is_safe_across_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    p = Parser()
+    texts = ["竞业限制期限，不得超过二年。", "本法自2008年1月1日起施行。", "用人单位不得要求劳动者提供担保。"] * 4
+    with ThreadPoolExecutor(4) as ex:
+        got = list(ex.map(lambda t: p.parse(t).text, texts))
+    assert got == texts and p.misses == 3
