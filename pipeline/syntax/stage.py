@@ -17,10 +17,11 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from ..errors import LoopAgentError
+from ..errors import LoopAgentError, message
 from ..text import split_sentences
 from ..types import Anchor, Candidate, Query, Sentence
 from .parser import BUILTIN, Parser
@@ -104,6 +105,8 @@ class SyntaxStage:
                 if self._patterns is None or mtime != self._patterns_mtime:
                     try:
                         pats, settings = load_patterns(path)
+                        if not pats:
+                            log.warning(message("W005", path=str(path)))
                         self._patterns = PatternSet(pats, self.parser.nlp.vocab,
                                                     max_tokens=int(settings.get("max_tokens", 80)))
                         self.last_error = None
@@ -269,20 +272,25 @@ def _context_only(text: str, context: str, terms: dict, total: float) -> float:
     return got / total
 
 
+@lru_cache(maxsize=4096)
+def _posseg(text: str) -> tuple[tuple[str, str], ...]:
+    import jieba.posseg as pseg
+
+    return tuple((p.word, p.flag) for p in pseg.cut(text))
+
+
 def _pos_window(text: str, hits: list[tuple[int, int, str]], qtype: str, radius: int = 16) -> float:
     """Fallback for sentences too long to parse: jieba POS near the query terms.
 
     Quantity questions want a numeral (m) or time word (t) within ``radius`` characters of
     a term; other types want a verb (v) there. Returns 0-1.
     """
-    import jieba.posseg as pseg
-
     lo = max(0, min(h[0] for h in hits) - radius) if hits else 0
     hi = min(len(text), max(h[1] for h in hits) + radius) if hits else len(text)
     want = ("m", "t", "mq") if qtype in _QUANTITY_TYPES else ("v", "vn")
     pos = 0
     found = 0
-    for w, flag in pseg.cut(text[lo:hi]):
+    for w, flag in _posseg(text[lo:hi]):
         start = lo + pos
         pos += len(w)
         if flag in want and any(abs(start - h[0]) <= radius or abs(start - h[1]) <= radius for h in hits):
