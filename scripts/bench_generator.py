@@ -62,6 +62,11 @@ def build(work: Path) -> dict:
     return info
 
 
+def _cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
 def bench_one(backend: str, model_dir: str, threads: int, prompt: int, new: int, repeats: int) -> dict:
     """Run in a child process: load ``backend`` and time greedy generation of exactly ``new`` tokens."""
     from pipeline.generate.backends import load_backend
@@ -75,24 +80,31 @@ def bench_one(backend: str, model_dir: str, threads: int, prompt: int, new: int,
     ids = torch.randint(10, vocab, (1, prompt), generator=g)
     mask = torch.ones_like(ids)
 
-    def gen(n: int) -> float:
+    def gen(n: int) -> tuple[float, float]:
+        """(wall seconds, CPU seconds of this process) for one answer of ``n`` tokens."""
         cfg = GenerationConfig(max_new_tokens=n, min_new_tokens=n, do_sample=False, num_beams=1,
                                eos_token_id=2, pad_token_id=0)
-        t = time.perf_counter()
+        c, t = _cpu_s(), time.perf_counter()
         with torch.no_grad():  # not inference_mode: quanto tensors reject it
             out = b.model.generate(input_ids=ids, attention_mask=mask, generation_config=cfg)
         assert out.shape[1] == prompt + n
-        return time.perf_counter() - t
+        return time.perf_counter() - t, _cpu_s() - c
 
     gen(new)  # warm-up
-    prefill = statistics.median(gen(1) for _ in range(repeats))
-    totals = [gen(new) for _ in range(repeats)]
-    total = statistics.median(totals)
+    load1 = os.getloadavg()[0]
+    prefill = statistics.median(gen(1)[0] for _ in range(repeats))
+    runs = [gen(new) for _ in range(repeats)]
+    total = statistics.median(r[0] for r in runs)
+    cpu = statistics.median(r[1] for r in runs)
     return {"backend": backend, "threads": threads, "prompt_tokens": prompt, "new_tokens": new,
             "load_s": round(load_s, 2), "prefill_ms": round(prefill * 1000, 1),
             "latency_ms": round(total * 1000, 1),
             "decode_tok_s": round((new - 1) / max(total - prefill, 1e-9), 2),
             "overall_tok_s": round(new / total, 2),
+            # CPU seconds per answer barely move when other processes share the cores; on an idle
+            # machine wall time is about cpu_s / threads.
+            "cpu_s_per_answer": round(cpu, 2), "tok_per_cpu_s": round(new / cpu, 2),
+            "loadavg_1m": round(load1, 2),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 
