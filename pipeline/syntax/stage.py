@@ -50,13 +50,15 @@ class SyntaxSettings:
     w_pattern: float = 0.5            # times the lexical score: patterns confirm, never create, relevance
     w_fallback: float = 0.15
     context_weight: float = 0.4       # a term found only elsewhere in the block/section/title
+    w_condition: float = 0.15         # the question's quantity fits (+1) or contradicts (-1) the sentence's condition
 
     def __post_init__(self) -> None:
         for name in ("max_parse", "max_chars", "window_chars"):
             if getattr(self, name) < 1:
                 raise LoopAgentError("E303", name=f"syntax.{name}", value=getattr(self, name),
                                      why="must be at least 1", allowed="a positive integer")
-        for name in ("synonym_weight", "w_lexical", "w_window", "w_prior", "w_pattern", "w_fallback", "context_weight"):
+        for name in ("synonym_weight", "w_lexical", "w_window", "w_prior", "w_pattern", "w_fallback", "context_weight",
+                     "w_condition"):
             v = getattr(self, name)
             if not 0 <= v <= 1:
                 raise LoopAgentError("E303", name=f"syntax.{name}", value=v, why="out of range", allowed="0 to 1")
@@ -73,6 +75,7 @@ class _Scored:
     window: float
     prior: float
     hits: list[tuple[int, int, str]]  # (start, end, term) in sentence coordinates
+    condition: float = 0.0
     pre: float = 0.0
 
 
@@ -132,17 +135,22 @@ class SyntaxStage:
         terms = _term_table(query, s.synonym_weight)
         total = sum(w for w, _ in terms.values()) or 1.0
         top_prior = max((c.score for c in candidates), default=0.0) or 1.0
+        sentences_of, condition_match = _shared_helpers()
+        quantities = query.constraints.get("quantities") or []
+        ranges = query.constraints.get("ranges")
         scored: list[_Scored] = []
         for cand in candidates:
             prior = max(cand.score, 0.0) / top_prior
             context = " ".join(cand.block.section) + " " + cand.title + " " + cand.block.text
-            for sent in split_sentences(cand.block.text):
+            for sent in sentences_of(cand.block):
                 lex, win, hits = _lexical(sent.text, terms, total, s.window_chars)
                 if lex <= 0:
                     continue
                 lex = min(1.0, lex + s.context_weight * _context_only(sent.text, context, terms, total))
                 sc = _Scored(cand, sent, lex, win, prior, hits)
-                sc.pre = s.w_lexical * lex + s.w_window * win + s.w_prior * prior
+                if condition_match is not None and (quantities or ranges):
+                    sc.condition = float(condition_match(quantities, sent.text, ranges))
+                sc.pre = s.w_lexical * lex + s.w_window * win + s.w_prior * prior + s.w_condition * sc.condition
                 scored.append(sc)
         scored.sort(key=lambda x: -x.pre)
         anchors = []
@@ -152,7 +160,7 @@ class SyntaxStage:
             self.parser.parse_many([sc.sent.text for sc in scored[:s.max_parse] if len(sc.sent.text) <= s.max_chars])
         for rank, sc in enumerate(scored):
             details: dict[str, Any] = {"lexical": round(sc.lexical, 3), "window": round(sc.window, 3),
-                                       "prior": round(sc.prior, 3), "pattern": 0.0}
+                                       "prior": round(sc.prior, 3), "condition": sc.condition, "pattern": 0.0}
             best_id: Optional[str] = None
             score = sc.pre
             if rank < s.max_parse:
@@ -213,6 +221,25 @@ def anchors_trace(anchors: list[Anchor]) -> dict[str, Any]:
 
 
 # --- pure helpers ------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def _shared_helpers():
+    """The project's sentence units (table rows count as sentences) and numeric-condition check.
+
+    They live with the lexical selection (pipeline.anchors) and stage 3 (pipeline.extract);
+    without them stage 2 falls back to plain sentence splitting and no condition score.
+    """
+    try:
+        from ..anchors import block_sentences
+    except ImportError:
+        def block_sentences(block):
+            return split_sentences(block.text)
+    try:
+        from ..extract import condition_match
+    except ImportError:
+        condition_match = None
+    return block_sentences, condition_match
+
 
 def _term_table(query: Query, syn_weight: float) -> dict[str, tuple[float, list[tuple[str, float]]]]:
     """term -> (weight, [(surface form, weight of that form)]).
