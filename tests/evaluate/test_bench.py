@@ -45,7 +45,8 @@ def test_worker_on_the_tiny_corpus(tmp_path):
     r = worker(DATA / "docs", DATA / "questions.jsonl", 2, tmp_path, pdf=False, cold_runs=1, threads=2)
     assert r["md_files"] == 4 and r["documents"] == 4 and r["questions"] == 5
     assert r["latency_ms"]["total"]["p50"] > 0 and r["throughput_qps"] > 0 and r["peak_rss_mb"] > 0
-    assert r["cold_start_ok"] and r["cold_start_s"] > 0
+    assert r["cold_start_ok"] and r["cold_start_s"] > 0 and 0 < r["cold_peak_rss_mb"]
+    assert r["throughput_qps_2_threads"] > 0
     assert not list(tmp_path.glob("*.sqlite"))  # the scale's store is removed afterwards
 
 
