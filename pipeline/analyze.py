@@ -16,7 +16,7 @@ import regex
 from .numbers import CN_DIGITS as CN_NUMERALS, find_quantities
 from .rules import Field, RuleSet, register_schema
 from .store import Store
-from .tokenize import cut, is_content_word, is_word, stopwords
+from .tokenize import cut, is_content_word, is_word, pos_tag, stopwords
 from .types import Query
 
 register_schema("question_type", {
@@ -147,6 +147,7 @@ class QueryAnalyzer:
         for n in named:
             text_for_terms = text_for_terms.replace(n, " ")
         text_for_terms = _BOOK.sub(" ", text_for_terms)
+        text_for_terms = _ASIDE.sub(" ", text_for_terms)  # （…） asides clarify, they are not the topic
         stop = stopwords()
         terms: list[str] = []
         for tok in cut(text_for_terms):
@@ -161,6 +162,7 @@ class QueryAnalyzer:
             if e not in terms:
                 terms.append(e)
         q.terms = terms
+        q.constraints["focus"] = focus_terms(question, terms)
         q.expansions = self._expand(question, terms)
         q.weights = self._idf(terms, q.expansions)
         for e in q.entities:  # quoted terms are what the question is about
@@ -218,7 +220,7 @@ class QueryAnalyzer:
                 out[t] = 1.6 if is_content_word(t) else 0.3
                 continue
             idf = math.log(1 + (n - d + 0.5) / (d + 0.5))
-            out[t] = round(min(idf, 8.0) / 4.0 + 0.25, 3)
+            out[t] = round((min(idf, 8.0) / 4.0 + 0.25) * _pos_factor(t), 3)
         return out
 
     def _expand(self, question: str, terms: list[str]) -> dict[str, list[str]]:
@@ -240,6 +242,30 @@ class QueryAnalyzer:
 
 _VERBS = {"调整", "修订", "废止", "启用", "解除", "终止", "订立", "支付", "缴纳", "申请", "提出", "罚款", "处罚", "施行",
           "领取", "提取", "扣除", "延长", "批准", "审批", "登记", "备案", "赔偿", "补偿", "退还", "收取", "撤销", "吊销"}
+
+
+_ASIDE = re.compile(r"[（(][^（）()]{2,40}[）)]")
+_ASKING = re.compile(r"几|多少|多久|多长|多大|多远|什么|哪|怎么|怎样|如何|是否|能否|可否|吗|有没有|是不是|算不算|能不能|可不可以|何时|何种")
+
+
+def focus_terms(question: str, terms: list[str]) -> list[str]:
+    """The terms of the clause that asks (试用期最长能约定几个月 → 试用期, 约定): what must be in the evidence."""
+    clauses = [c for c in re.split(r"[，,。；;？?！!]", question) if c.strip()]
+    asking = [c for c in clauses if _ASKING.search(c)] or clauses[-1:]
+    out = []
+    for c in asking:
+        out += [t for t in terms if t in c and t not in out]
+    return out
+
+
+def _pos_factor(term: str) -> float:
+    """Nouns name what a question is about; verbs and adverbs are often the asker's own wording."""
+    tag = pos_tag(term)
+    if tag is None or tag.startswith(("n", "vn", "eng", "j", "l", "i", "t", "s")) or term in _VERBS:
+        return 1.0
+    if tag.startswith("v"):
+        return 0.6
+    return 0.4
 
 
 def _short(title: str) -> str:

@@ -26,8 +26,9 @@ def block_sentences(block: Block) -> list[Sentence]:
     return split_sentences(block.text)
 
 
-def coverage(query: Query, text: str, context: str = "", syn_weight: float = 0.6) -> float:
-    """Weighted share (0..1) of the question's terms found in ``text`` (``context`` counts 40%)."""
+def coverage(query: Query, text: str, context: str = "", syn_weight: float = 0.6,
+             context_weight: float = 0.4) -> float:
+    """Weighted share (0..1) of the question's terms found in ``text`` (found only in ``context``: partly)."""
     total = 0.0
     got = 0.0
     for t, w in query.weights.items():
@@ -39,7 +40,7 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: float = 0.6
             if any(s in text for s in syns):
                 got += w * syn_weight
             elif t in context or any(s in context for s in syns):
-                got += w * 0.4
+                got += w * context_weight
     return got / total if total else 0.0
 
 

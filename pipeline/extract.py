@@ -239,6 +239,10 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
     return out
 
 
+def _same(a: float, b: float) -> bool:
+    return a == b or abs(a - b) < 1e-6
+
+
 def condition_match(question_quantities: list[dict], text: str, question_ranges: Optional[list] = None) -> float:
     """+1 when the question's condition fits a condition of ``text``, -1 when it contradicts it, else 0.
 
@@ -255,7 +259,7 @@ def condition_match(question_quantities: list[dict], text: str, question_ranges:
         for cdim, lo, hi, _, _ in conds:
             if cdim != qdim:
                 continue
-            if abs(lo - qlo) < 1e-6 and abs(hi - qhi) < 1e-6:
+            if _same(lo, qlo) and _same(hi, qhi):
                 return 1.0
             if hi <= qlo or lo >= qhi:
                 best = min(best, -1.0) if best <= 0 else best
@@ -310,6 +314,7 @@ class Found:
     score: float
     reasons: list[str]
     coverage: float = 0.0
+    exact: bool = False  # matched the question's own words exactly (a named document): no coverage gate
 
 
 class Extractor:
@@ -373,10 +378,16 @@ class Extractor:
                 f = getattr(self, f"_s_{strat}")(query, anchor)
                 if f is None:
                     continue
+                if query.qtype in _PROVISION_TYPES and f.method.startswith("template:") and \
+                        f.method.split(":", 1)[1] in self._weak_ids():
+                    continue  # a bare number is no answer to 什么条件/怎么办
                 f.score += anchor.score - 0.05 * rank
                 if best is None or f.score > best.score:
                     best = f
         return best
+
+    def _weak_ids(self) -> set[str]:
+        return {t.id for t in self.templates() if t.priority < 50}
 
     def _ev(self, anchor: Anchor, block: Optional[Block] = None, sent: Optional[Sentence] = None):
         c = anchor.candidate
@@ -425,8 +436,18 @@ class Extractor:
                 if more and more[0][0] >= 0.5:
                     evidence.append(self._ev(anchor, block, other))
                     values.append(more[0][1])
+            if len(values) == 1:  # the other part may sit in the next or previous article
+                for nb in self.store.doc_blocks(block.doc_id, block.order - 2, block.order + 3):
+                    if nb.block_id == block.block_id or nb.type == "heading":
+                        continue
+                    for other in split_sentences(nb.text):
+                        shared = [t for t in query.weights if t in other.text and t not in sent]
+                        more = self._matches(query, other.text)
+                        if more and more[0][0] >= 0.5 and shared and len(values) < 3:
+                            evidence.append(self._ev(anchor, nb, other))
+                            values.append(more[0][1])
             if len(values) > 1:
-                evidence.sort(key=lambda e: e[1].start)
+                evidence.sort(key=lambda e: (e[0].order, e[1].start))
                 answer = "".join(e[1].text for e in evidence)
         reasons = [f"匹配模式：{t.id}", f"识别值：{'；'.join(_render(v) for v in values)}"]
         if cm > 0:
@@ -453,8 +474,8 @@ class Extractor:
 
     def _s_count_items(self, query: Query, anchor: Anchor) -> Optional[Found]:
         f = self._s_list(query, anchor)
-        if f is None:
-            return None
+        if f is None or not _CLASSIFYING.search(f.evidence[0][1].text):
+            return None  # items count only when the lead says it classifies (分为/包括下列…)
         n = len(f.value["items"])
         cls = _asked_classifier(query.text)
         f.value = {"kind": "count", "number": n, "items": f.value["items"]}
@@ -528,6 +549,8 @@ class Extractor:
         return None
 
 
+_PROVISION_TYPES = ("condition", "procedure", "exception", "list")
+
 # type -> strategies tried on each anchor, in order
 STRATEGIES: dict[str, tuple[str, ...]] = {
     "duration": ("templates",), "money": ("templates",), "number": ("templates",), "date": ("templates",),
@@ -542,6 +565,7 @@ _ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几�
              (re.compile(r"几个?小时|多少小时"), "小时")]
 
 
+_CLASSIFYING = re.compile(r"分为|包括|包含|分成|划分|由下列|下列.{0,8}(?:种|类|项|个|级|部分)")
 _MULTI = re.compile(r"分别|各(?:是|为|有|自)?(?:多少|几|什么)|[？?].+[？?]|和.{1,12}(?:多少|几)|(?:多少|几).{1,20}(?:和|以及|、).{1,12}(?:多少|几)")
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .analyze import QueryAnalyzer
+from .syntax import patterns as _dep_patterns  # noqa: F401  (registers the dep_pattern rule kind; no spaCy import)
 from .anchors import coverage, lexical_anchors
 from .audit import AuditLog, new_trace_id
 from .extract import ExtractSettings, Extractor, Found, condition_match, render_value
@@ -20,7 +21,9 @@ from .numbers import grounded
 from .prefilter import Prefilter, PrefilterSettings
 from .rules import RuleSet
 from .store import Store
-from .types import Anchor, Answer, Evidence, Query
+from .text import split_sentences
+from .tokenize import index_tokens
+from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
 
 log = logging.getLogger("loopagent")
 
@@ -34,7 +37,7 @@ TYPE_NAMES = {"count": "计数", "number": "数值", "money": "金额", "duratio
 class AskSettings:
     """Knobs of the whole ask path."""
 
-    min_coverage: float = 0.7
+    min_coverage: float = 0.75
     max_anchors: int = 12
     use_parser: bool = True
     use_generator: bool = False
@@ -113,14 +116,16 @@ class Orchestrator:
         anchors = self._anchors(query, cands)
         timings["syntax"] = _ms(t)
         t = time.perf_counter()
-        found = self.extractor.run(query, anchors)
+        found = self._validity(query) if query.qtype == "yesno" and _VALIDITY.search(query.text) else None
+        found = found or self.extractor.run(query, anchors)
         if found is not None:
             ev_text = "".join(s.text for _, s, _, _ in found.evidence)
-            cov = coverage(query, self.scope(found))
+            text, context = self.scope(found)
+            cov = coverage(query, text, context, context_weight=1.0)
             found.coverage = cov
             found.reasons.append(f"证据覆盖率：{cov:.2f}")
             why = None
-            if cov < self.settings.min_coverage:
+            if cov < self.settings.min_coverage and not found.exact:
                 why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）"
             elif not grounded(_numbers_only(found), ev_text):
                 why = f"{found.method} 的数值未在证据中出现"
@@ -140,22 +145,45 @@ class Orchestrator:
                  "score": a.score, "details": a.details} for a in anchors[:5]]}
         return (found, query, cands, anchors), timings
 
-    def scope(self, found: Found) -> str:
-        """The text an answer may lean on: the section path, title, the evidence blocks, and a list's lead."""
+    def _validity(self, query: Query) -> Optional[Found]:
+        """'《X》还有效吗': look for another document that repeals X (《X》…同时废止)."""
+        names = _BOOK.findall(query.text) or ([query.doc_hint] if query.doc_hint else [])
+        named = set(query.constraints.get("doc_ids") or [])
+        for name in names:
+            expr = " ".join(f'"{t}"' for t in index_tokens(name).split()[:8]) + ' "废止"'
+            hits = self.store.search(expr, limit=20)
+            blocks = self.store.blocks_by_rid([r for r, _ in hits])
+            for rid, _ in hits:
+                b = blocks.get(rid)
+                if b is None or b.doc_id in named:
+                    continue
+                for sent in split_sentences(b.text):
+                    if f"《{name}》" in sent.text and re.search(r"废止|失效|停止执行", sent.text):
+                        d = self.store.document(b.doc_id) or {"title": "", "source": ""}
+                        if len(b.text) <= 300:  # keep 本条例自…起施行 with the repeal: it dates it
+                            sent = Sentence(b.text, 0, len(b.text))
+                        cand = Candidate(block=b, title=d["title"], source=d["source"], score=1.0)
+                        anchor = Anchor(candidate=cand, sentence=sent, score=1.0, pattern="validity.repealed")
+                        return Found(value={"kind": "boolean", "value": False},
+                                     answer=f"否，《{name}》已被废止。依据：{sent.text}", method="template:validity.repealed",
+                                     anchor=anchor, evidence=[(b, sent, d["title"], d["source"])], score=2.0,
+                                     reasons=["匹配模式：validity.repealed（另一文件明文废止该文件）"], exact=True)
+        return None
+
+    def scope(self, found: Found) -> tuple[str, str]:
+        """What an answer may lean on: (the evidence blocks and a list's lead, the title and section path)."""
         c = found.anchor.candidate
-        parts = [c.title, " ".join(c.block.section)]
+        context = c.title + "\n" + " ".join(c.block.section)
         if found.value and found.value.get("kind") in ("list", "count") and found.value.get("items") \
                 and len(found.evidence) > 1:
             # a list answer leans on its lead sentence; the items do not make the question's words appear
-            parts.append(found.evidence[0][0].text)
-            return "\n".join(parts)
-        parts.append(c.block.text)
-        parts += [b.text for b, _, _, _ in found.evidence]
+            return found.evidence[0][0].text, context
+        parts = [c.block.text] + [b.text for b, _, _, _ in found.evidence]
         if c.block.type == "list_item":
             lead, _ = self.extractor.list_items(c.block)
             if lead is not None:
                 parts.append(lead.text)
-        return "\n".join(parts)
+        return "\n".join(parts), context
 
     def _anchors(self, query: Query, cands) -> list[Anchor]:
         """Stage 2: parser-based anchors merged with lexical ones (the parser is soft evidence)."""
@@ -243,6 +271,10 @@ class Orchestrator:
         conf = max(0.05, min(0.99, found.score / 2.0))
         return Answer(question=query.text, status="answered", answer=found.answer, value=found.value,
                       evidence=_evidence(found), method=found.method, confidence=conf, reasoning=reasons)
+
+
+_VALIDITY = re.compile(r"(还|是否|仍然?|现在|目前|依然).{0,4}(有效|适用|施行)|失效|废止|作废")
+_BOOK = re.compile(r"《([^》]{2,60})》")
 
 
 def _evidence(found: Found) -> list[Evidence]:

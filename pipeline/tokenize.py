@@ -88,12 +88,8 @@ _FUNCTION_CHARS = re.compile(r"[了的着过吗呢吧啊被把让给去来要能
 _CONTENT_TAGS = ("n", "nr", "ns", "nt", "nz", "vn", "eng", "nrt", "nrfg", "an", "j", "l", "i")
 
 
-def is_content_word(word: str) -> bool:
-    """Whether ``word`` names something (noun-like or unknown to the dictionary), not a function word.
-
-    Unknown words that start with a modal (能休, 可领) are jieba fragments, not names.
-    The part-of-speech table is loaded on first use (about 0.7 s, once per process).
-    """
+def pos_tag(word: str) -> Optional[str]:
+    """The dictionary part-of-speech tag of ``word`` (jieba's table), None for unknown words."""
     global _pos_table
     if _pos_table is None:
         with _pos_lock:
@@ -101,9 +97,18 @@ def is_content_word(word: str) -> bool:
                 import jieba.posseg as posseg
 
                 _pos_table = posseg.POSTokenizer(get_tokenizer()).word_tag_tab
+    return _pos_table.get(word)
+
+
+def is_content_word(word: str) -> bool:
+    """Whether ``word`` names something (noun-like or unknown to the dictionary), not a function word.
+
+    Unknown words that start with a modal (能休, 可领) are jieba fragments, not names.
+    The part-of-speech table is loaded on first use (about 0.7 s, once per process).
+    """
     if _FUNCTION_CHARS.search(word):
         return False  # 交了, 最多能, 有何, 被扣: jieba fragments around function characters
-    tag = _pos_table.get(word)
+    tag = pos_tag(word)
     if tag is None:
         return True
     return tag.startswith(_CONTENT_TAGS)
