@@ -60,3 +60,6 @@ def test_main_writes_the_report(tmp_path):
     text = report.read_text("utf-8")
     assert rc == 0 and "## Accuracy on the dev set" in text and "Growth with corpus size" in text
     assert (tmp_path / "w" / "eval.json").exists() and (tmp_path / "w" / "bench.json").exists()
+    again = tmp_path / "again" / "benchmarks.md"
+    assert main(["--report-only", "--workdir", str(tmp_path / "w"), "--report", str(again)]) == 0
+    assert again.read_text("utf-8").split("\n", 3)[3] == text.split("\n", 3)[3]  # same but the date line
