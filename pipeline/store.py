@@ -219,12 +219,15 @@ class Store:
     def search(self, match: str, limit: int = 30, doc_ids: Optional[list[str]] = None,
                weights: tuple[float, float, float] = (1.0, 0.5, 0.3)) -> list[tuple[int, float]]:
         """FTS5 BM25 search; returns (rid, score) best first, score = -bm25 (higher is better)."""
-        sql = (f"SELECT rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) AS s "
-               "FROM blocks_fts WHERE blocks_fts MATCH ?")
-        args: list[Any] = [match]
-        if doc_ids:
-            sql += f" AND rowid IN (SELECT rid FROM blocks WHERE doc_id IN ({','.join('?' * len(doc_ids))}))"
-            args += doc_ids
+        if doc_ids:  # a join, not `rowid IN (subquery)`: the latter is evaluated per match (20x slower)
+            sql = (f"SELECT f.rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) AS s "
+                   "FROM blocks_fts f JOIN blocks b ON b.rid = f.rowid WHERE blocks_fts MATCH ? "
+                   f"AND b.doc_id IN ({','.join('?' * len(doc_ids))})")
+            args: list[Any] = [match, *doc_ids]
+        else:
+            sql = (f"SELECT rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) AS s "
+                   "FROM blocks_fts WHERE blocks_fts MATCH ?")
+            args = [match]
         sql += " ORDER BY s LIMIT ?"
         args.append(limit)
         try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -89,15 +90,33 @@ _CONTENT_TAGS = ("n", "nr", "ns", "nt", "nz", "vn", "eng", "nrt", "nrfg", "an", 
 
 
 def pos_tag(word: str) -> Optional[str]:
-    """The dictionary part-of-speech tag of ``word`` (jieba's table), None for unknown words."""
+    """The dictionary part-of-speech tag of ``word`` (jieba's dictionary), None for unknown words."""
+    table = _tags()
+    tag = table.get(word)
+    if tag is None:
+        return "n" if get_tokenizer().FREQ.get(word) else None
+    return tag
+
+
+def _tags() -> dict:
+    """word -> tag for the non-noun words of jieba's dictionary (nouns are the default).
+
+    Built here rather than with jieba.posseg, whose full table costs about 95 MB.
+    """
     global _pos_table
     if _pos_table is None:
         with _pos_lock:
             if _pos_table is None:
-                import jieba.posseg as posseg
-
-                _pos_table = posseg.POSTokenizer(get_tokenizer()).word_tag_tab
-    return _pos_table.get(word)
+                tok = get_tokenizer()
+                table: dict[str, str] = {}
+                tags: dict[str, str] = {}
+                with tok.get_dict_file() as f:
+                    for raw in f:
+                        parts = raw.decode("utf-8").split()
+                        if len(parts) >= 3 and parts[2] != "n":
+                            table[sys.intern(parts[0])] = tags.setdefault(parts[2], parts[2])
+                _pos_table = table
+    return _pos_table
 
 
 def is_content_word(word: str) -> bool:

@@ -32,6 +32,15 @@ class Parsed:
         return self.offsets[i]
 
 
+def _slim(doc: Any) -> Any:
+    """Drop the tok2vec tensor once tags and arcs are set: patterns never read it, and cached
+    Docs would otherwise keep about 1 KB per token."""
+    import numpy
+
+    doc.tensor = numpy.zeros((0,), dtype="float32")
+    return doc
+
+
 class Parser:
     """Loads a spaCy pipeline lazily and parses sentences with an LRU cache keyed by text.
 
@@ -40,7 +49,7 @@ class Parser:
     its labels are not UD, so UD-written patterns match less).
     """
 
-    def __init__(self, model: str = BUILTIN, segmenter: str = "pkuseg", cache_size: int = 20000) -> None:
+    def __init__(self, model: str = BUILTIN, segmenter: str = "pkuseg", cache_size: int = 5000) -> None:
         self.model = model
         self.segmenter = Segmenter(segmenter)
         self.cache_size = cache_size
@@ -122,7 +131,7 @@ class Parser:
         docs = [Doc(nlp.vocab, words=[w for w, _, _ in sp], spaces=[False] * len(sp)) for sp in spans]
         for _, proc in nlp.pipeline:
             docs = list(proc.pipe(docs, batch_size=64))
-        return [Parsed(t, d, [(s, e) for _, s, e in sp]) for t, d, sp in zip(texts, docs, spans)]
+        return [Parsed(t, _slim(d), [(s, e) for _, s, e in sp]) for t, d, sp in zip(texts, docs, spans)]
 
     def _parse(self, text: str) -> Parsed:
         from spacy.tokens import Doc
@@ -135,7 +144,7 @@ class Parser:
         doc = Doc(nlp.vocab, words=[w for w, _, _ in spans], spaces=[False] * len(spans))
         for _, proc in nlp.pipeline:
             doc = proc(doc)
-        return Parsed(text, doc, [(s, e) for _, s, e in spans])
+        return Parsed(text, _slim(doc), [(s, e) for _, s, e in spans])
 
 
 _default: Optional[Parser] = None
