@@ -6,7 +6,9 @@ components are not documented as thread-safe.
 """
 from __future__ import annotations
 
+import sys
 import threading
+from contextlib import contextmanager
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -30,6 +32,25 @@ class Parsed:
 
     def span_of(self, i: int) -> tuple[int, int]:
         return self.offsets[i]
+
+
+@contextmanager
+def _thinc_without_torch():
+    """Import spaCy without letting thinc import torch (when the llm extra is installed).
+
+    thinc imports torch at import time if it can, which costs about 250 MB and 2-3 s; the
+    parser runs on numpy and never needs it. If torch is already loaded nothing changes; the
+    generator imports torch later as usual.
+    """
+    if "torch" in sys.modules or "thinc" in sys.modules:
+        yield
+        return
+    sys.modules["torch"] = None  # type: ignore[assignment]  # makes `import torch` fail inside thinc
+    try:
+        yield
+    finally:
+        if sys.modules.get("torch", 0) is None:
+            del sys.modules["torch"]
 
 
 def _slim(doc: Any) -> Any:
@@ -75,7 +96,8 @@ class Parser:
         return str(getattr(seg, "value", seg)) != "char"
 
     def _load(self) -> Any:
-        import spacy
+        with _thinc_without_torch():
+            import spacy
 
         t0 = time.perf_counter()
         target = BUILTIN_DIR if self.model == BUILTIN else self.model
