@@ -40,7 +40,7 @@ class SyntaxSettings:
     model: str = BUILTIN              # "builtin" (shipped UD parser), a path, or e.g. "zh_core_web_sm"
     segmenter: str = "pkuseg"         # pkuseg (trained on UD words) | jieba (stage-1 tokenizer)
     patterns_file: str = str(DEFAULT_FILE)
-    max_parse: int = 6                # sentences parsed per call (best by lexical score)
+    max_parse: int = 8                # sentences parsed per call (best by lexical score)
     max_chars: int = 200              # longer sentences use the POS-window fallback
     synonym_weight: float = 0.6       # a synonym counts this much of its term's weight
     window_chars: int = 24            # keyword co-occurrence window
