@@ -500,8 +500,13 @@ class Extractor:
             reasons.append("条件满足：问题中的数量落在该条件范围内")
         del q_neg
         head = "是" if yes else "否"
+        shared = longest_common(query.text, sent)
+        if len(shared) < 3:
+            return None  # the provision must name what is asked about, not just share loose words
+        score = 0.6 + 0.5 * abs(cm) + 0.03 * min(len(shared), 12)
+        reasons.append(f"共同表述：「{shared}」")
         return Found(value={"kind": "boolean", "value": yes}, answer=f"{head}。依据：{sent}", method="template:yesno.modal",
-                     anchor=anchor, evidence=[self._ev(anchor)], score=0.6 + 0.2 * abs(cm), reasons=reasons)
+                     anchor=anchor, evidence=[self._ev(anchor)], score=score, reasons=reasons)
 
     def _s_sentence(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """Quote the anchor sentence (who/procedure/definition/exception answers are provisions)."""
@@ -574,9 +579,32 @@ def is_multipart(question: str) -> bool:
     return bool(_MULTI.search(question))
 
 
+def longest_common(a: str, b: str) -> str:
+    """The longest common substring of ``a`` and ``b`` made of CJK/alphanumeric characters."""
+    best = ""
+    n = len(a)
+    for i in range(n):
+        for j in range(i + len(best) + 1, n + 1):
+            piece = a[i:j]
+            if not re.fullmatch(r"[\w\u4e00-\u9fff]+", piece) or piece not in b:
+                break
+            best = piece
+    return best
+
+
+_ASKS_RATE = re.compile(r"[^效]率|比例|百分之几|百分之多少|百分比|几成")
+_ASKS_MONEY = re.compile(r"多少钱|多少元|几元|金额|罚款|罚多少|费用|工资是多少")
+
+
 def _unit_ok(query: Query, value: dict) -> bool:
-    """A value whose unit contradicts what the question asks for (几个月 vs 日) is not an answer."""
+    """A value whose unit contradicts what the question asks for (几个月 vs 日, 预扣率 vs 元) is not an answer."""
     unit = value.get("unit")
+    if _ASKS_RATE.search(query.text) and value.get("kind") in ("money", "number", "range", "duration") \
+            and unit not in ("%", "‰", "倍"):
+        return False
+    if _ASKS_MONEY.search(query.text) and not _ASKS_RATE.search(query.text) \
+            and value.get("kind") in ("number", "duration") and unit not in ("元", "倍", "%"):
+        return False
     if value.get("kind") != "duration" or not unit:
         return True
     for rx, u in _ASK_UNIT:
@@ -610,11 +638,12 @@ def _clause_before(sent: str, span: tuple[int, int]) -> str:
 
 
 def _proximity(query: Query, sent: str, span: tuple[int, int]) -> float:
-    """Up to 0.3 for question terms near the match (same clause counts most)."""
-    clause = _clause_at(sent, span)
+    """Up to 0.6 for question terms near the match: its own clause and the condition clause before it
+    (情况紧急的，应当在二十四小时内作出: 情况紧急 decides which of two deadlines is meant)."""
+    near_text = _clause_before(sent, span) + _clause_at(sent, span)
     total = sum(query.weights.values()) or 1.0
-    near = sum(w for t, w in query.weights.items() if t in clause)
-    return 0.3 * near / total
+    near = sum(w for t, w in query.weights.items() if t in near_text)
+    return 0.6 * near / total
 
 
 def _answer_text(query: Query, value: dict, clause: str) -> str:

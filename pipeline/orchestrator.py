@@ -37,7 +37,7 @@ TYPE_NAMES = {"count": "计数", "number": "数值", "money": "金额", "duratio
 class AskSettings:
     """Knobs of the whole ask path."""
 
-    min_coverage: float = 0.75
+    min_coverage: float = 0.7
     max_anchors: int = 12
     use_parser: bool = True
     use_generator: bool = False
