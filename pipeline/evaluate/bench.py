@@ -63,15 +63,36 @@ def _pdf_pages(paths: list[Path]) -> int:
     return pages
 
 
-def current_rss_mb() -> Optional[float]:
-    """This process's resident set now (VmRSS), in MB; None where /proc is missing."""
+def _proc_status_mb(field: str) -> Optional[float]:
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return round(int(line.split()[1]) / 1024, 1)
     except OSError:
         pass
     return None
+
+
+def current_rss_mb() -> Optional[float]:
+    """This process's resident set now (VmRSS), in MB; None where /proc is missing."""
+    return _proc_status_mb("VmRSS")
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set in MB: VmHWM, which starts afresh at exec.
+
+    ru_maxrss is not used where /proc exists: it survives exec, so a worker started by a big
+    parent would report the parent's peak.
+    """
+    hwm = _proc_status_mb("VmHWM")
+    return hwm if hwm is not None else round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def _load() -> Optional[float]:
+    try:
+        return round(os.getloadavg()[0], 1)
+    except OSError:
+        return None
 
 
 def _store_bytes(db: Path) -> int:
@@ -92,7 +113,8 @@ def worker(docs: Path, questions: Path, scale: int, workdir: Path, pdf: bool, co
     for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         if p.exists():
             p.unlink()
-    out: dict[str, Any] = {"scale": scale, "md_files": n_files, "md_mb": round(n_bytes / 1e6, 2)}
+    out: dict[str, Any] = {"scale": scale, "md_files": n_files, "md_mb": round(n_bytes / 1e6, 2),
+                           "load_start": _load()}
 
     kb = KnowledgeBase(db, audit_log=None)
     t0 = time.perf_counter()
@@ -144,7 +166,7 @@ def worker(docs: Path, questions: Path, scale: int, workdir: Path, pdf: bool, co
                              "mean": round(statistics.fmean(v), 1)} for k, v in stages.items()}
     out["latency_ms"]["wall"] = {"p50": round(percentile(walls, 50), 1), "p95": round(percentile(walls, 95), 1),
                                  "mean": round(statistics.fmean(walls), 1)}
-    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    out["peak_rss_mb"] = peak_rss_mb()
     out["rss_after_asks_mb"] = current_rss_mb()
     kb.close()
     if threads > 1:  # in a fresh process: the parser's cache is process-wide and would make a second pass free
@@ -157,6 +179,7 @@ def worker(docs: Path, questions: Path, scale: int, workdir: Path, pdf: bool, co
             out[f"throughput_qps_{threads}_threads"] = None
     if cold_runs:
         out.update(cold_start(db, qs[0], cold_runs))
+    out["load_end"] = _load()
     for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         if p.exists():
             p.unlink()
@@ -296,11 +319,12 @@ def perf_tables(perf: list[dict[str, Any]]) -> str:
         thr = [k for k in ok[0] if k.startswith("throughput_qps")]
         parts.append("Growth with corpus size:\n\n" + table(
             ["scale", "files", "MB md", "blocks", "ingest s", "MB/s", "store MB", "store / md"] + thr
-            + ["peak RSS MB (ingest + asks)", "RSS MB after asks", "cold start s", "peak RSS MB (one CLI ask)"],
+            + ["peak RSS MB (ingest + asks)", "RSS MB after asks", "cold start s", "peak RSS MB (one CLI ask)",
+               "load avg start → end"],
             [[f"{p['scale']}×", p["md_files"], p["md_mb"], p["blocks"], p["ingest_s"], p["md_mb_per_s"], p["store_mb"],
               p["store_over_md"]] + [p.get(k) for k in thr]
-             + [p["peak_rss_mb"], p.get("rss_after_asks_mb"), p.get("cold_start_s"), p.get("cold_peak_rss_mb")]
-             for p in ok]))
+             + [p["peak_rss_mb"], p.get("rss_after_asks_mb"), p.get("cold_start_s"), p.get("cold_peak_rss_mb"),
+                f"{p.get('load_start')} → {p.get('load_end')}"] for p in ok]))
         pdf = [p for p in ok if "pdf_pages" in p]
         if pdf:
             p = pdf[0]
