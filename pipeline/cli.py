@@ -29,9 +29,12 @@ def cmd_ingest(args) -> int:
         n = kb.remove(args.paths)
         print(f"removed {n} of {len(args.paths)} documents")
         return 0 if n else 1
-    rep = kb.ingest(args.paths, collection=args.collection, force=args.force)
+    rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password)
     for line in rep.lines:
         print(line, file=sys.stderr)
+    for source, score in sorted(rep.maturity.items()):
+        note = "" if score >= 80 else "  (check before trusting answers from it)"
+        print(f"maturity {score:3d}/100  {source}{note}")
     st = kb.store.stats()
     print(rep.summary() + f"; store {st['documents']} docs, {st['blocks']} blocks, {st['bytes'] / 1e6:.1f} MB")
     if rep.ingested == 0 and (rep.failed or rep.skipped == 0):
@@ -102,12 +105,15 @@ def cmd_show(args) -> int:
     b = kb.block(args.block_id)
     doc = kb.store.document(b.doc_id) or {}
     if args.image:
-        from .ingest.render import render_evidence  # needs the PDF path recorded at ingest
+        from .ingest.render import render_evidence  # the PDF path is recorded at ingest
         pdf = doc.get("meta", {}).get("path")
-        if not pdf or not b.page_start:
-            print(message("E103", block_id=args.block_id, db=args.db) + " (no page image: not a PDF block)", file=sys.stderr)
+        if not pdf or not b.page_start or not str(pdf).lower().endswith(".pdf"):
+            print(message("E009", block_id=args.block_id), file=sys.stderr)
             return 1
-        out = render_evidence(Path(pdf), b.page_start, b.bbox, args.highlight or None, Path(args.image))
+        if not Path(pdf).exists():
+            print(message("E001", path=pdf), file=sys.stderr)
+            return 1
+        out = render_evidence(Path(pdf), b.page_start, b.bbox, args.highlight or b.text[:40], Path(args.image))
         print(out)
         return 0
     d = b.to_dict()
@@ -146,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--remove", action="store_true", help="delete these sources instead of ingesting")
     sp.add_argument("--force", action="store_true", help="re-parse unchanged files too")
     sp.add_argument("--strict", action="store_true", help="exit non-zero if any file failed")
+    sp.add_argument("--password", help="password for encrypted PDFs in this batch")
     sp.set_defaults(func=cmd_ingest)
 
     sp = sub.add_parser("ask", help="ask a question (or a JSONL file of questions)")

@@ -18,9 +18,11 @@ class Messages:
             "(e.g. `iconv -f <encoding> -t UTF-8`).")
     E005 = "Cannot read {path}: {detail}. The file may be corrupt or truncated; re-export it."
     E006 = "No text could be extracted from {path}. If it is a scan, install OCR support or provide a text version."
-    E007 = ("{path} is encrypted ({detail}). Pass its password (parse_pdf(..., password=...)) "
-            "or save an unprotected copy (e.g. `qpdf --decrypt --password=PW in.pdf out.pdf`).")
+    E007 = ("{path} is encrypted ({detail}). Pass its password: `loopagent ingest FILE --password ...` "
+            "(or parse_pdf(..., password=...)), or leave it out of the batch.")
     E008 = "{path} has no pages. Re-export the PDF or leave it out of the batch."
+    E009 = ("Block {block_id} is not from a PDF page, so there is no page image. "
+            "Use `loopagent show {block_id}` for its text and section.")
     # store (E1xx)
     E101 = ("Store {db} has schema version {found}, this LoopAgent needs {expected}. "
             "Re-ingest into a new file (`loopagent ingest DOCS --db NEW.sqlite`) or delete {db}.")

@@ -36,6 +36,7 @@ class IngestReport:
     blocks: int = 0
     seconds: float = 0.0
     lines: list[str] = field(default_factory=list)
+    maturity: dict[str, int] = field(default_factory=dict)  # source -> structural maturity 0-100 (PDFs)
 
     @property
     def ingested(self) -> int:
@@ -73,7 +74,8 @@ class KnowledgeBase:
         return self._orch
 
     # --- ingest ----------------------------------------------------------------
-    def ingest(self, paths: Iterable[str | Path], collection: str = "default", force: bool = False) -> IngestReport:
+    def ingest(self, paths: Iterable[str | Path], collection: str = "default", force: bool = False,
+               password: Optional[str] = None) -> IngestReport:
         """Ingest files and directories (recursively); unchanged files are skipped, bad ones reported."""
         t0 = time.perf_counter()
         rep = IngestReport()
@@ -83,10 +85,13 @@ class KnowledgeBase:
                 if not force and raw_hash and self.store.document_hash(source) == raw_hash:
                     rep.skipped += 1
                     continue
-                result = parse_file(path, source)
+                result = parse_file(path, source, password=password)
                 status = self.store.put_document(result.document, collection=collection)
                 rep.blocks += len(result.document.blocks)
                 rep.lines += result.warnings
+                maturity = result.document.meta.get("maturity")
+                if isinstance(maturity, dict) and "score" in maturity:
+                    rep.maturity[source] = maturity["score"]
                 if status == "added":
                     rep.added += 1
                 else:

@@ -250,7 +250,7 @@ class Store:
         c = self.conn()
         return {"documents": c.execute("SELECT count(*) FROM documents").fetchone()[0],
                 "blocks": c.execute("SELECT count(*) FROM blocks").fetchone()[0],
-                "bytes": self.path.stat().st_size if self.path.exists() else 0}
+                "bytes": sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())}
 
     @property
     def generation(self) -> int:

@@ -73,3 +73,32 @@ def test_docs_and_show(db, capsys):
 def test_missing_store_is_a_coded_error(tmp_path, capsys):
     assert main(["ask", "试用期多久", "--db", str(tmp_path / "none.sqlite")]) == 2
     assert "E105" in capsys.readouterr().err
+
+
+PDF_DIR = EXAMPLES.parent.parent / "tests" / "data" / "pdf"
+
+
+def test_pdf_batch_password_maturity_and_page_image(tmp_path, capsys):
+    docs = tmp_path / "pdfs"
+    docs.mkdir()
+    for name in ("structured_handbook.pdf", "encrypted_secret.pdf", "truncated.pdf"):
+        (docs / name).write_bytes((PDF_DIR / name).read_bytes())
+    db = tmp_path / "pdf.sqlite"
+    assert main(["ingest", str(docs), "--db", str(db)]) == 0
+    captured = capsys.readouterr()
+    assert "E007" in captured.err and "--password" in captured.err  # encrypted: coded, batch goes on
+    assert "E005" in captured.err                                     # truncated
+    assert "maturity 100/100  structured_handbook.pdf" in captured.out
+    assert "docs added 1, updated 0, skipped 0, failed 2" in captured.out
+    assert main(["ingest", str(docs / "encrypted_secret.pdf"), "--db", str(db), "--password", "secret"]) == 0
+    assert "docs added 1" in capsys.readouterr().out
+
+    import sqlite3
+    c = sqlite3.connect(db)
+    block_id, page = c.execute("SELECT block_id, page_start FROM blocks b JOIN documents d ON d.doc_id = b.doc_id "
+                               "WHERE d.source = 'structured_handbook.pdf' AND b.type = 'clause' LIMIT 1").fetchone()
+    c.close()
+    out = tmp_path / "ev.png"
+    assert main(["show", block_id, "--db", str(db), "--image", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert page >= 1

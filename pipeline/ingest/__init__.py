@@ -44,8 +44,11 @@ def _register_optional() -> None:
 _register_optional()
 
 
-def parse_file(path: Path, source: str | None = None) -> ParseResult:
-    """Parse one file by suffix; raises LoopAgentError with a catalogue code on bad input."""
+def parse_file(path: Path, source: str | None = None, password: str | None = None) -> ParseResult:
+    """Parse one file by suffix; raises LoopAgentError with a catalogue code on bad input.
+
+    ``password`` opens encrypted PDFs (other formats ignore it).
+    """
     path = Path(path)
     if not path.exists():
         raise LoopAgentError("E001", path=str(path))
@@ -58,7 +61,11 @@ def parse_file(path: Path, source: str | None = None) -> ParseResult:
         raise LoopAgentError("E005", path=str(path), detail=exc.strerror or str(exc)) from exc
     if not raw.strip():
         raise LoopAgentError("E003", path=str(path))
-    result = parser(path, raw, source or path.name)
+    if password is not None and path.suffix.lower() == ".pdf":
+        result = parser(path, raw, source or path.name, password=password)  # type: ignore[call-arg]
+    else:
+        result = parser(path, raw, source or path.name)
+    result.document.meta.setdefault("path", str(path.resolve()))
     if not result.document.blocks:
         raise LoopAgentError("E006", path=str(path))
     return result
