@@ -26,6 +26,11 @@ register_schema("question_type", {
     "regex": Field((str,), True, "a Python `regex` pattern matched against the question"),
 }, check=lambda r: _check_regex(r.get("regex", "")))
 
+register_schema("collection_route", {
+    "collection": Field((str,), True, "the collection name used at ingest (--collection NAME)"),
+    "terms": Field((list,), True, "words that send a question to this collection"),
+})
+
 register_schema("synonyms", {
     "user": Field((list,), True, "words users say, e.g. [辞退, 开除]"),
     "doc": Field((list,), True, "words the documents use, e.g. [解除劳动合同]"),
@@ -47,7 +52,7 @@ _ARTICLE = regex.compile(r"第([零〇一二两三四五六七八九十百千\d]
 # question words, quantities and fillers that jieba leaves as tokens (几个, 两年, 能休, 30个)
 _NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能否|可否)|^[{CN_NUMERALS}\d.]+[个名次年月日天周岁元万亿%]*$")
 _YEAR = re.compile(r"((?:19|20)\d{2})年")
-_ANAPHORA = re.compile(r"^(为什么|那|这|它|其|该|此|上述|那么|还有|另外)|为什么是")
+_ANAPHORA = re.compile(r"^(为什么|那|这|它|其|该|此|上述|那么|还有|另外|如果)|为什么是|[的呢]呢?[？?]?$|呢[？?]?$")
 
 
 def _check_regex(pattern: str) -> Optional[str]:
@@ -116,7 +121,14 @@ class QueryAnalyzer:
                 return rule["type"], rule["id"]
         return "open", None
 
-    def run(self, question: str, previous: Optional[Query] = None) -> Query:
+    def route(self, question: str) -> tuple[Optional[str], Optional[str]]:
+        """(collection, rule id) of the first collection route whose terms occur in the question."""
+        for r in self.rules.get("collection_route"):
+            if any(str(t) in question for t in r["terms"]):
+                return r["collection"], r["id"]
+        return None, None
+
+    def run(self, question: str, previous: Optional[Query] = None, collection: Optional[str] = None) -> Query:
         self._refresh()
         q = Query(text=question)
         q.qtype, rule_id = self.qtype(question)
@@ -128,6 +140,7 @@ class QueryAnalyzer:
             q.constraints["doc_ids"] = doc_ids
             q.doc_hint = named[0]
             q.reasons.append("文档限定：" + "、".join(dict.fromkeys(named)))
+        self._apply_collection(q, collection)
         years = _YEAR.findall(question)
         if years:
             q.constraints["years"] = years
@@ -171,10 +184,13 @@ class QueryAnalyzer:
         q.entities.extend(t for t in terms if len(t) >= 3 and t not in q.entities)
 
         if previous is not None and (_ANAPHORA.search(question) or len(terms) <= 1):
+            if q.qtype == "open":  # 难产的呢？ asks the same kind of thing as the question before
+                q.qtype = previous.qtype
+                q.reasons[0] = f"问题类型：{q.qtype}（承接上一问）"
             for t in previous.terms:
                 if t not in q.weights:
                     q.terms.append(t)
-                    q.weights[t] = previous.weights.get(t, 1.0) * 0.7
+                    q.weights[t] = previous.weights.get(t, 1.0) * 0.35  # the new words lead
             if not doc_ids and previous.constraints.get("doc_ids"):
                 q.constraints["doc_ids"] = previous.constraints["doc_ids"]
                 q.doc_hint = previous.doc_hint
@@ -183,6 +199,24 @@ class QueryAnalyzer:
         if q.expansions:
             q.reasons.append("同义扩展：" + "；".join(f"{k}→{'/'.join(v)}" for k, v in q.expansions.items()))
         return q
+
+    def _apply_collection(self, q: Query, collection: Optional[str]) -> None:
+        """Restrict to a collection: the one asked for, else the one a route rule picks (if it exists)."""
+        how = "指定"
+        if collection is None:
+            collection, rule_id = self.route(q.text)
+            how = f"路由规则 {rule_id}"
+        if collection is None:
+            return
+        ids = [d["doc_id"] for d in self.store.documents(collection)]
+        if not ids:
+            if how == "指定":  # an explicit collection that holds nothing: answer nothing rather than guess
+                q.constraints["doc_ids"] = ["-"]
+            return
+        named = q.constraints.get("doc_ids")
+        q.constraints["doc_ids"] = [d for d in named if d in ids] or ids if named else ids
+        q.constraints["collection"] = collection
+        q.reasons.append(f"文档集合：{collection}（{how}）")
 
     def _doc_hints(self, question: str) -> tuple[list[str], list[str]]:
         found: list[str] = []

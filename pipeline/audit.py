@@ -35,7 +35,7 @@ class AuditLog:
             "reasoning": answer.reasoning, "timings_ms": answer.timings_ms,
         }
         if answer.trace is not None:
-            row["trace"] = answer.trace
+            row["stages"] = answer.trace
         if extra:
             row.update(extra)
         line = json.dumps(row, ensure_ascii=False, default=str) + "\n"

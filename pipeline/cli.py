@@ -60,13 +60,14 @@ def cmd_ask(args) -> int:
                     print(message("E302", line=lineno, path=args.jsonl, detail=str(exc)), file=sys.stderr)
                     bad += 1
                     continue
-                ans = kb.ask(question, id=row.get("id"), session=row.get("session"), trace=args.trace)
+                ans = kb.ask(question, id=row.get("id"), session=row.get("session"), trace=args.trace,
+                             collection=row.get("collection") or args.collection)
                 print(json.dumps(ans.to_dict(), ensure_ascii=False), flush=True)
         return 1 if bad else 0
     question = " ".join(args.question or []).strip()
     if not question:
         raise LoopAgentError("E301")
-    ans = kb.ask(question, trace=args.trace)
+    ans = kb.ask(question, trace=args.trace, collection=args.collection)
     if args.json or args.trace:
         print(json.dumps(ans.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -162,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--jsonl", help='file of {"id", "question"} lines ("-" for stdin); prints one JSON answer per line')
     sp.add_argument("--trace", action="store_true", help="include the per-stage trace in the JSON")
     sp.add_argument("--audit", help="audit log file (default: next to the db; '-' disables)")
+    sp.add_argument("--collection", help="only documents of this collection (overrides rules/collections.yaml routing)")
     sp.set_defaults(func=cmd_ask)
 
     sp = sub.add_parser("docs", help="list ingested documents")

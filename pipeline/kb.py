@@ -116,11 +116,16 @@ class KnowledgeBase:
 
     # --- questions -------------------------------------------------------------
     def ask(self, question: str, id: Optional[str] = None, session: Optional[str] = None,
-            trace: bool = False) -> Answer:
-        """Answer one question with evidence; ``status`` is not_found when nothing supports an answer."""
+            trace: bool = False, collection: Optional[str] = None) -> Answer:
+        """Answer one question with evidence; ``status`` is not_found when nothing supports an answer.
+
+        ``session`` links follow-up questions (they reuse the previous question's terms);
+        ``collection`` restricts to documents ingested with that collection name (default:
+        route by the rules in rules/collections.yaml).
+        """
         if not question or not question.strip():
             raise LoopAgentError("E301")
-        return self.orchestrator.ask(question.strip(), qid=id, session=session, trace=trace)
+        return self.orchestrator.ask(question.strip(), qid=id, session=session, trace=trace, collection=collection)
 
     # --- browsing --------------------------------------------------------------
     def documents(self, collection: Optional[str] = None) -> list[dict]:

@@ -71,14 +71,14 @@ class Orchestrator:
 
     # --- one question --------------------------------------------------------
     def ask(self, question: str, qid: Optional[str] = None, session: Optional[str] = None,
-            trace: bool = False) -> Answer:
+            trace: bool = False, collection: Optional[str] = None) -> Answer:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         self.rules.reload()
         previous = self._sessions.get(session) if session else None
 
         t = time.perf_counter()
-        query = self.analyzer.run(question, previous)
+        query = self.analyzer.run(question, previous, collection=collection)
         timings["analyze"] = _ms(t)
         if session:
             with self._lock:
@@ -86,7 +86,8 @@ class Orchestrator:
                 while len(self._sessions) > 1000:
                     self._sessions.popitem(last=False)
 
-        trace_obj: dict[str, Any] = {"query": _query_dict(query)} if trace else {}
+        # with trace=True the answer carries "stages": {analyze, prefilter, syntax, extract}
+        trace_obj: Optional[dict[str, Any]] = {"analyze": _query_dict(query)} if trace else None
         if query.qtype == "compare" and len(query.constraints.get("doc_ids") or []) >= 2:
             found_list, stage_t = self._compare(query, trace_obj)
             timings.update(stage_t)
@@ -130,19 +131,25 @@ class Orchestrator:
             elif not grounded(_numbers_only(found), ev_text):
                 why = f"{found.method} 的数值未在证据中出现"
             if why:
-                trace_obj.setdefault("rejected", []).append({"method": found.method, "answer": found.answer,
-                                                             "coverage": round(cov, 3), "why": why})
+                if trace_obj is not None:
+                    trace_obj.setdefault("extract", {}).setdefault("rejected", []).append(
+                        {"method": found.method, "answer": found.answer, "coverage": round(cov, 3), "why": why})
                 query.reasons.append(f"拒答：{why}")
                 found = None
         timings["extract"] = _ms(t)
-        if trace_obj is not None and "query" in trace_obj:
-            trace_obj.setdefault("stages", {})
-            trace_obj["stages"]["prefilter"] = [
-                {"block_id": c.block.block_id, "source": c.source, "section": c.block.section, "score": c.score,
-                 "breakdown": c.breakdown} for c in cands[:10]]
-            trace_obj["stages"]["syntax"] = {"anchors": [
+        if trace_obj is not None:
+            pre = trace_obj.setdefault("prefilter", {"candidates": []})
+            pre["candidates"] += [
+                {"block_id": c.block.block_id, "doc_id": c.block.doc_id, "source": c.source,
+                 "section": c.block.section, "score": c.score, "terms": sorted(c.breakdown.get("terms", {})),
+                 "breakdown": c.breakdown, "text": c.block.text[:200]} for c in cands]
+            syn = trace_obj.setdefault("syntax", {"anchors": []})
+            syn["anchors"] += [
                 {"block_id": a.candidate.block.block_id, "text": a.sentence.text, "pattern": a.pattern,
-                 "score": a.score, "details": a.details} for a in anchors[:5]]}
+                 "score": a.score, "details": a.details} for a in anchors]
+            if found is not None:
+                trace_obj.setdefault("extract", {})["accepted"] = {
+                    "method": found.method, "coverage": round(found.coverage, 3), "score": round(found.score, 3)}
         return (found, query, cands, anchors), timings
 
     def _validity(self, query: Query) -> Optional[Found]:

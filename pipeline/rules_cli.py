@@ -84,9 +84,14 @@ def _check_dep(rule: dict, ex: dict) -> tuple[bool, Any]:
     return got == ex["expect"], got
 
 
+def _check_route(rule: dict, ex: dict) -> tuple[bool, Any]:
+    got = rule["collection"] if any(str(t) in ex["input"] for t in rule["terms"]) else None
+    return got == ex.get("expect"), got
+
+
 CHECKERS: dict[str, Callable[[dict, dict], tuple[bool, Any]]] = {
     "question_type": _check_qtype, "template": _check_template, "lexicon": _check_lexicon,
-    "dep_pattern": _check_dep,
+    "dep_pattern": _check_dep, "collection_route": _check_route,
 }
 
 

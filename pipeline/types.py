@@ -127,7 +127,7 @@ class Answer:
             "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
         }
         if self.trace is not None:
-            d["trace"] = self.trace
+            d["stages"] = self.trace  # per-stage details, only with trace=True / --trace
         return d
 
 

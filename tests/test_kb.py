@@ -66,3 +66,44 @@ def test_audit_log_records_each_decision(tmp_path, example_kb):
     rows = [json.loads(l) for l in (tmp_path / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
     assert rows[-1]["trace_id"] == a.trace_id and rows[-1]["id"] == "q1"
     assert rows[-1]["evidence"][0]["block_id"] == a.evidence[0].block_id
+
+
+def test_collections_route_and_override(tmp_path, docs_copy):
+    hr = tmp_path / "hr"
+    hr.mkdir()
+    (hr / "员工手册.md").write_text(
+        "# 员工手册\n\n## 第三章 考勤\n\n第十条 员工迟到11至20分钟的，每次扣款30元。\n\n"
+        "第十一条 员工结婚的，享受婚假3天。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([docs_copy], collection="法规")
+    kb.ingest([hr], collection="人事制度")
+    a = kb.ask("按员工手册，迟到15分钟扣多少钱？", trace=True)
+    assert a.status == "answered" and a.value == {"kind": "money", "number": 30, "unit": "元"}
+    assert a.evidence[0].source == "员工手册.md"
+    assert "文档集合：人事制度（路由规则 route.hr_handbook）" in a.reasoning
+    # the explicit collection wins over routing: the statutes say nothing about lateness
+    b = kb.ask("按员工手册，迟到15分钟扣多少钱？", collection="法规")
+    assert b.status == "not_found"
+    c = kb.ask("女职工生育享受多少天产假？", collection="人事制度")
+    assert c.status == "not_found"
+
+
+def test_follow_up_question_reuses_the_session(example_kb):
+    first = example_kb.ask("女职工生育享受多少天产假？", session="s1")
+    assert first.value["number"] == 98
+    follow = example_kb.ask("难产的呢？", session="s1")
+    assert follow.status == "answered"
+    assert follow.value == {"kind": "duration", "number": 15, "unit": "日"}
+    assert "难产" in follow.evidence[0].text
+    alone = example_kb.ask("难产的呢？")
+    assert alone.status == "not_found"
+
+
+def test_trace_lists_stage_details(example_kb):
+    d = example_kb.ask(CASES[0][0], trace=True).to_dict()
+    cands = d["stages"]["prefilter"]["candidates"]
+    assert 1 <= len(cands) <= 30
+    assert set(cands[0]) >= {"block_id", "doc_id", "score", "terms", "text"}
+    assert [c["score"] for c in cands] == sorted((c["score"] for c in cands), reverse=True)
+    assert d["stages"]["syntax"]["anchors"][0]["text"] == d["evidence"][0]["text"]
+    assert d["stages"]["analyze"]["type"] == "duration"

@@ -32,10 +32,10 @@ def hit_at_1(question: dict, answer: dict) -> bool:
     return scorer.evidence_ok(question, {"evidence": ev})
 
 
-def _top_anchor(trace: Optional[dict]) -> Optional[dict]:
+def _top_anchor(stages: Optional[dict]) -> Optional[dict]:
     """The best stage-2 anchor sentence of a traced answer, as an evidence-like dict (None if absent)."""
     try:
-        a = trace["stages"]["syntax"]["anchors"][0]  # type: ignore[index]
+        a = stages["syntax"]["anchors"][0]  # type: ignore[index]
         return {"text": a["text"], "block_id": a.get("block_id")}
     except (KeyError, IndexError, TypeError):
         return None
@@ -113,7 +113,7 @@ def run_eval(docs: str | Path, questions_path: str | Path, db: str | Path,
             t0 = time.perf_counter()
             out = [kb.ask(q["question"], id=q["id"], trace=True).to_dict() for q in questions]
             secs = time.perf_counter() - t0
-            anchors = {a["id"]: _top_anchor(a.pop("trace", None)) for a in out}
+            anchors = {a["id"]: _top_anchor(a.pop("stages", None)) for a in out}
             answers[name] = out
             res = summarize(questions, out, secs, anchors)
         else:
