@@ -29,11 +29,23 @@ register_schema("lexicon", {
     "words": Field((list,), True, "the words of this tier"),
 }, check=lambda r: None if r.get("trigger") in TRIGGERS else f"trigger {r.get('trigger')!r} is not one of {TRIGGERS}")
 
-# question type -> block types that usually hold that kind of answer
-TYPE_HINTS = {"table": ("table",), "procedure": ("list_item",), "list": ("list_item",), "condition": ("list_item",),
-              "number": ("table",), "definition": ("clause", "paragraph")}
-LIST_TYPES = ("list", "condition", "exception", "procedure")
-_LEAD = re.compile(r"下列[^。]*[：:]\s*$")
+register_schema("structure_hint", {
+    "types": Field((list,), True, "question types this hint serves, e.g. [count]"),
+    "block_types": Field((list,), False, "block types that get the boost, e.g. [table]"),
+    "cue": Field((str,), False, "a regex on the block text that gets the boost"),
+    "boost": Field((int, float), True, "score multiplier, e.g. 1.3"),
+}, check=lambda r: None if (r.get("block_types") or r.get("cue")) else "give block_types, cue or both")
+
+
+def hint_applies(rule: dict, qtype: str, block_type: str, text: str, rx=None) -> bool:
+    """Whether structure hint ``rule`` boosts a block of this type and text for this question type."""
+    if qtype not in rule["types"]:
+        return False
+    if block_type in (rule.get("block_types") or []):
+        return True
+    cue = rule.get("cue")
+    return bool(cue and (rx or re.compile(cue)).search(text))
+_LEAD_END = re.compile(r"[：:]\s*$")
 _STRUCT = re.compile(r"(第[零〇一二三四五六七八九十百千\d]+[章节条])|(附[录件][\dA-Z一二三四五六七八九十]*)|([表图]\s*[\d一二三四五六七八九十]+(?:[-.]\d+)?)")
 
 
@@ -45,7 +57,6 @@ class PrefilterSettings:
     keep: int = 30             # candidates passed on
     bm25_weight: float = 0.15  # share of the (normalised) BM25 score in the final score
     section_weight: float = 0.4
-    type_boost: float = 0.3
 
     def __post_init__(self) -> None:
         for name in ("recall", "keep"):
@@ -64,6 +75,7 @@ class Prefilter:
         self._lock = threading.Lock()
         self._version = -1
         self._tiers: dict[str, tuple[str, float, str]] = {}  # word -> (tier, weight, trigger)
+        self._penalty_factor = 0.5
 
     def _lexicon(self) -> dict[str, tuple[str, float, str]]:
         if self._version != self.rules.version:
@@ -73,6 +85,7 @@ class Prefilter:
                     for w in r["words"]:
                         tiers[str(w)] = (r["tier"], float(r["weight"]), r["trigger"])
                 self._tiers = tiers
+                self._penalty_factor = float(self.rules.settings("lexicon").get("penalty_factor", 0.5))
                 self._version = self.rules.version
         return self._tiers
 
@@ -113,6 +126,7 @@ class Prefilter:
         if not blocks:
             return []
         top_bm = max(bm.values()) if bm else 1.0
+        hints = [(r, re.compile(r["cue"]) if r.get("cue") else None) for r in self.rules.get("structure_hint")]
         docs = {}
         cands: list[Candidate] = []
         for rid, b in blocks.items():
@@ -127,10 +141,11 @@ class Prefilter:
             if named and b.doc_id not in named:
                 score *= 0.3
                 breakdown["outside_named_doc"] = True
-            if b.type in TYPE_HINTS.get(query.qtype, ()) or (
-                    query.qtype in LIST_TYPES and _LEAD.search(b.text)):
-                score *= 1 + self.settings.type_boost
-                breakdown["type_boost"] = b.type
+            for rule, rx in hints:
+                if hint_applies(rule, query.qtype, b.type, b.text, rx):
+                    score *= float(rule["boost"])
+                    breakdown["type_boost"] = rule["id"]
+                    break
             if b.doc_id not in docs:
                 docs[b.doc_id] = self.store.document(b.doc_id) or {"title": "", "source": ""}
             d = docs[b.doc_id]
@@ -148,7 +163,36 @@ class Prefilter:
                     c.breakdown["article_bonus"] = round(bonus, 3)
                     c.score = round(c.score + bonus, 4)
         cands.sort(key=lambda c: -c.score)
-        return cands[: self.settings.keep]
+        return self._with_items(cands)
+
+    def _with_items(self, cands: list[Candidate]) -> list[Candidate]:
+        """A lead paragraph (…有下列情形之一的：) brings its list items, which rarely repeat the question's words."""
+        seen = {c.block.block_id for c in cands}
+        extra: list[Candidate] = []
+        for c in cands[:10]:
+            b = c.block
+            if b.type == "list_item" or not _LEAD_END.search(b.text):
+                continue
+            for i, item in enumerate(self.store.doc_blocks(b.doc_id, b.order + 1, b.order + 30)):
+                if item.type != "list_item":
+                    break
+                if item.block_id in seen:
+                    continue
+                seen.add(item.block_id)
+                extra.append(Candidate(block=item, title=c.title, source=c.source,
+                                       score=round(c.score - 0.001 * (i + 1), 4),
+                                       breakdown={"item_of": b.block_id}))
+        if not extra:
+            return cands[: self.settings.keep]
+        # items follow their lead and do not count against `keep` (they are one unit with it)
+        by_lead: dict[str, list[Candidate]] = {}
+        for e in extra:
+            by_lead.setdefault(e.breakdown["item_of"], []).append(e)
+        out: list[Candidate] = []
+        for c in cands[: self.settings.keep]:
+            out.append(c)
+            out += by_lead.get(c.block.block_id, [])
+        return out
 
     def score_block(self, query: Query, block: Block, lex: dict) -> tuple[float, dict[str, Any]]:
         """Lexicon score of one block and the per-term breakdown."""
@@ -199,7 +243,7 @@ class Prefilter:
             if trig == "penalty" and t in text and t not in query.text:
                 penalty += -weight
         if penalty:
-            score = score / 2 - penalty
+            score = score * self._penalty_factor - penalty
         if must_missing:
             score /= 2
         return score, {"terms": terms, "position": round(position, 3), "penalty": penalty,

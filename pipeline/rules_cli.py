@@ -89,9 +89,17 @@ def _check_route(rule: dict, ex: dict) -> tuple[bool, Any]:
     return got == ex.get("expect"), got
 
 
+def _check_hint(rule: dict, ex: dict) -> tuple[bool, Any]:
+    from .prefilter import hint_applies
+    inp = ex["input"]
+    got = hint_applies(rule, inp["type"], inp["block_type"], inp["text"])
+    return got == ex["expect"], got
+
+
 CHECKERS: dict[str, Callable[[dict, dict], tuple[bool, Any]]] = {
     "question_type": _check_qtype, "template": _check_template, "lexicon": _check_lexicon,
     "dep_pattern": _check_dep, "collection_route": _check_route,
+    "structure_hint": _check_hint,
 }
 
 
