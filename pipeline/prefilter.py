@@ -166,30 +166,32 @@ class Prefilter:
         return self._with_items(cands)
 
     def _with_items(self, cands: list[Candidate]) -> list[Candidate]:
-        """A lead paragraph (…有下列情形之一的：) brings its list items, which rarely repeat the question's words."""
-        seen = {c.block.block_id for c in cands}
-        extra: list[Candidate] = []
-        for c in cands[:10]:
+        """A lead paragraph (…有下列情形之一的：) brings its list items, which rarely repeat the question's words.
+
+        Items follow their lead and do not count against ``keep`` (they are one unit with it).
+        """
+        top = cands[: self.settings.keep]
+        by_lead: dict[str, list[Candidate]] = {}
+        moved: set[str] = set()
+        for c in top[:10]:
             b = c.block
             if b.type == "list_item" or not _LEAD_END.search(b.text):
                 continue
             for i, item in enumerate(self.store.doc_blocks(b.doc_id, b.order + 1, b.order + 30)):
                 if item.type != "list_item":
                     break
-                if item.block_id in seen:
+                if item.block_id in moved:
                     continue
-                seen.add(item.block_id)
-                extra.append(Candidate(block=item, title=c.title, source=c.source,
-                                       score=round(c.score - 0.001 * (i + 1), 4),
-                                       breakdown={"item_of": b.block_id}))
-        if not extra:
-            return cands[: self.settings.keep]
-        # items follow their lead and do not count against `keep` (they are one unit with it)
-        by_lead: dict[str, list[Candidate]] = {}
-        for e in extra:
-            by_lead.setdefault(e.breakdown["item_of"], []).append(e)
+                moved.add(item.block_id)
+                by_lead.setdefault(b.block_id, []).append(
+                    Candidate(block=item, title=c.title, source=c.source, score=round(c.score - 0.001 * (i + 1), 4),
+                              breakdown={"item_of": b.block_id}))
+        if not by_lead:
+            return top
         out: list[Candidate] = []
-        for c in cands[: self.settings.keep]:
+        for c in top:
+            if c.block.block_id in moved:
+                continue
             out.append(c)
             out += by_lead.get(c.block.block_id, [])
         return out
