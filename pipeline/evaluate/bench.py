@@ -317,12 +317,15 @@ def perf_tables(perf: list[dict[str, Any]]) -> str:
                          [[f"{p['scale']}×", p["md_mb"]] + [f"{p['latency_ms'][s]['p50']} / {p['latency_ms'][s]['p95']}"
                                                            for s in stages] for p in ok]))
         thr = [k for k in ok[0] if k.startswith("throughput_qps")]
+        thr_names = ["q/s, " + (k.split("_", 2)[2].replace("_", " ") if k.count("_") > 1 else "1 thread")
+                     for k in thr]
         parts.append("Growth with corpus size:\n\n" + table(
-            ["scale", "files", "MB md", "blocks", "ingest s", "MB/s", "store MB", "store / md"] + thr
+            ["scale", "files", "MB md", "blocks", "ingest s", "MB/s", "store MB", "store / md", "answered"]
+            + thr_names
             + ["peak RSS MB (ingest + asks)", "RSS MB after asks", "cold start s", "peak RSS MB (one CLI ask)",
                "load avg start → end"],
             [[f"{p['scale']}×", p["md_files"], p["md_mb"], p["blocks"], p["ingest_s"], p["md_mb_per_s"], p["store_mb"],
-              p["store_over_md"]] + [p.get(k) for k in thr]
+              p["store_over_md"], f"{p.get('answered')}/{p.get('questions')}"] + [p.get(k) for k in thr]
              + [p["peak_rss_mb"], p.get("rss_after_asks_mb"), p.get("cold_start_s"), p.get("cold_peak_rss_mb"),
                 f"{p.get('load_start')} → {p.get('load_end')}"] for p in ok]))
         pdf = [p for p in ok if "pdf_pages" in p]
@@ -379,14 +382,18 @@ def write_report(path: Path, cmdline: str, env: str, evaluation: Optional[dict],
     if perf:
         lines += ["## Speed, memory and growth with corpus size", "",
                   "Each scale copies the dev Markdown tree N times under new names into a fresh store, then asks "
-                  "the dev questions once after 5 warm-up questions, in a fresh process. Cold start: "
-                  "`python -m pipeline.cli ask --db … --json QUESTION` from process start to printed answer "
-                  "(median of the runs).", "", perf_tables(perf), ""]
+                  "the dev questions once after 5 warm-up questions, in a fresh process (q/s with 2 threads: "
+                  "another fresh process, same warm-up). Cold start: `loopagent ask --db … --json QUESTION` "
+                  "from process start to printed answer (median of the runs). Peak RSS is the process's VmHWM.",
+                  "", perf_tables(perf), ""]
         if png and not plot_err:
             lines += [f"![growth with corpus size]({png.name})", ""]
         elif plot_err:
             lines += [f"(no plot: {plot_err})", ""]
-    lines += ["Reproduce: `scripts/bench.py` (see `scripts/bench.py --help` for the scales and parts to run).", ""]
+    lines += ["Reproduce: `pip install -e '.[eval]'`, then `scripts/bench.py` (about 6 min here; "
+              "`--scales`, `--sample`, `--skip eval,public,perf` choose what runs; `--report-only` rebuilds this "
+              "page from the raw JSON in `--workdir`). The dev-set comparison alone: "
+              "`scripts/eval.py --docs DIR --questions FILE --out result.json`.", ""]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines), encoding="utf-8")
 
