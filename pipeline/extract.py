@@ -421,6 +421,8 @@ class Extractor:
         matches = self._matches(query, sent)
         if not matches:
             return None
+        if _ASKS_TOTAL.search(query.text) and not _STATES_TOTAL.search(sent):
+            return None  # 一共多少天: one addend is not the total, and we do not add up provisions
         score, value, span, t, cm = matches[0]
         clause = _clause_at(sent, span)
         evidence = [self._ev(anchor)]
@@ -526,9 +528,10 @@ class Extractor:
             if "definition" not in t.types:
                 continue
             for value, span in t.apply(anchor.sentence.text):
-                term = value.get("term", "")
-                if not any(e in term or term.endswith(e) for e in (query.entities + query.terms) if len(e) >= 2):
-                    continue
+                term = re.sub(r"^(本法|本条例|本规定|本办法|本细则)?(所称的?|所说的|中的?)?", "", value.get("term", ""))
+                wanted = [e for e in (query.entities or query.terms) if len(e) >= 2]
+                if not any(term == e or term.endswith(e) for e in wanted):
+                    continue  # 职业病危害，是指… does not define 职业病
                 return Found(value={"kind": "text", "text": value["text"]},
                              answer=anchor.sentence.text[span[0]:span[1]], method=f"template:{t.id}", anchor=anchor,
                              evidence=[self._ev(anchor)], score=0.9, reasons=[f"匹配模式：{t.id}", f"术语：{term}"])
@@ -570,6 +573,8 @@ _ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几�
              (re.compile(r"几个?小时|多少小时"), "小时")]
 
 
+_ASKS_TOTAL = re.compile(r"一共|总共|合计|加起来|总计")
+_STATES_TOTAL = re.compile(r"共计|合计|总计|共[\d一二三四五六七八九十]|一共|总共")
 _CLASSIFYING = re.compile(r"分为|包括|包含|分成|划分|由下列|下列.{0,8}(?:种|类|项|个|级|部分)")
 _MULTI = re.compile(r"分别|各(?:是|为|有|自)?(?:多少|几|什么)|[？?].+[？?]|和.{1,12}(?:多少|几)|(?:多少|几).{1,20}(?:和|以及|、).{1,12}(?:多少|几)")
 

@@ -41,6 +41,7 @@ class AskSettings:
     max_anchors: int = 12
     use_parser: bool = True
     use_generator: bool = False
+    article_scope: bool = True   # the whole article (all its 款) counts as the answer's scope
 
 
 class Orchestrator:
@@ -186,6 +187,8 @@ class Orchestrator:
             # a list answer leans on its lead sentence; the items do not make the question's words appear
             return found.evidence[0][0].text, context
         parts = [c.block.text] + [b.text for b, _, _, _ in found.evidence]
+        if self.settings.article_scope and c.block.clause and c.block.type != "table":
+            parts += [b.text for b in self.store.clause_blocks(c.block.doc_id, c.block.clause)[:12]]
         if c.block.type == "list_item":
             lead, _ = self.extractor.list_items(c.block)
             if lead is not None:
@@ -196,7 +199,8 @@ class Orchestrator:
         """Stage 2: parser-based anchors merged with lexical ones (the parser is soft evidence)."""
         lexical = lexical_anchors(query, cands, limit=self.settings.max_anchors)
         if self.syntax is None:
-            return lexical
+            return lexical + self._cue_anchors(query, cands, {(a.candidate.block.block_id, a.sentence.start)
+                                                             for a in lexical})
         try:
             parsed = self.syntax.run(query, cands, max_anchors=self.settings.max_anchors)
         except Exception as exc:  # a parser failure must not lose the answer
@@ -213,8 +217,20 @@ class Orchestrator:
             key = (a.candidate.block.block_id, a.sentence.start)
             if key not in merged or merged[key].score < a.score:
                 merged[key] = a
-        out = sorted(merged.values(), key=lambda a: -a.score)
-        return out[: self.settings.max_anchors]
+        out = sorted(merged.values(), key=lambda a: -a.score)[: self.settings.max_anchors]
+        return out + self._cue_anchors(query, cands, {k for k in merged})
+
+    def _cue_anchors(self, query: Query, cands, seen: set) -> list[Anchor]:
+        """Sentences a question type looks for by form (X，是指…), from the top blocks, after the ranked ones."""
+        cue = _TYPE_CUES.get(query.qtype)
+        if cue is None:
+            return []
+        out = []
+        for c in cands[:15]:
+            for s in split_sentences(c.block.text):
+                if cue.search(s.text) and (c.block.block_id, s.start) not in seen:
+                    out.append(Anchor(candidate=c, sentence=s, score=0.5, pattern=None, details={"cue": cue.pattern}))
+        return out[:5]
 
     # --- compare: the same question against each version ----------------------
     def _compare(self, query: Query, trace_obj: dict):
@@ -280,6 +296,7 @@ class Orchestrator:
                       evidence=_evidence(found), method=found.method, confidence=conf, reasoning=reasons)
 
 
+_TYPE_CUES = {"definition": re.compile(r"是指|系指|所称")}
 _VALIDITY = re.compile(r"(还|是否|仍然?|现在|目前|依然).{0,4}(有效|适用|施行)|失效|废止|作废")
 _BOOK = re.compile(r"《([^》]{2,60})》")
 
