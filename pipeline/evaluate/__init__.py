@@ -26,6 +26,12 @@ def _add_args(p: argparse.ArgumentParser) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run the evaluation described by parsed arguments; prints Markdown tables."""
+    from pathlib import Path
+
+    for name in ("docs", "questions"):
+        if not Path(getattr(args, name)).exists():
+            print(f"error: --{name} {getattr(args, name)} does not exist", file=sys.stderr)
+            return 2
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     try:
         res = run_eval(args.docs, args.questions, args.db, systems=systems, limit=args.limit)

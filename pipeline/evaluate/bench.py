@@ -448,6 +448,11 @@ def main(argv: Optional[list[str]] = None) -> int:
                      args.threads)
         print(json.dumps(res, ensure_ascii=False))
         return 0
+    for name in ("docs", "questions"):
+        if not Path(getattr(args, name)).exists():
+            print(f"error: --{name} {getattr(args, name)} does not exist; pass the dev documents and questions, "
+                  "e.g. --docs ../shared/eval/dev/docs --questions ../shared/eval/dev/questions.jsonl", file=sys.stderr)
+            return 2
     t_start = time.perf_counter()
     env = machine()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}

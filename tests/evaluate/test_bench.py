@@ -63,3 +63,8 @@ def test_main_writes_the_report(tmp_path):
     again = tmp_path / "again" / "benchmarks.md"
     assert main(["--report-only", "--workdir", str(tmp_path / "w"), "--report", str(again)]) == 0
     assert again.read_text("utf-8").split("\n", 3)[3] == text.split("\n", 3)[3]  # same but the date line
+
+
+def test_main_names_a_missing_input(tmp_path, capsys):
+    assert main(["--docs", str(tmp_path / "nope"), "--questions", str(DATA / "questions.jsonl")]) == 2
+    assert "--docs" in capsys.readouterr().err

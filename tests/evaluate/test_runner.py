@@ -82,8 +82,10 @@ def test_main_and_subparser(tmp_path, capsys):
                "--db", str(tmp_path / "kb.sqlite"), "--systems", "bm25", "--out", str(out)])
     assert rc == 0 and "| evidence hit@1 | 0.75 |" in capsys.readouterr().out
     assert json.loads(out.read_text("utf-8"))["systems"]["bm25"]["summary"]["accuracy"] == 0.5
-    assert main(["--docs", "d", "--questions", str(DATA / "questions.jsonl"), "--db", str(tmp_path / "y.sqlite"),
-                 "--systems", "nope"]) == 2
+    assert main(["--docs", str(DATA / "docs"), "--questions", str(DATA / "questions.jsonl"),
+                 "--db", str(tmp_path / "y.sqlite"), "--systems", "nope"]) == 2
+    assert main(["--docs", str(tmp_path / "none"), "--questions", str(DATA / "questions.jsonl")]) == 2
+    assert "--docs" in capsys.readouterr().err
 
 
 @pytest.mark.slow
