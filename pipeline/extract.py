@@ -160,7 +160,18 @@ def _b_who(g: dict) -> Optional[dict]:
     return {"kind": "text", "text": agent}
 
 
+def _b_article_ref(g: dict) -> Optional[dict]:
+    text = (g.get("text") or "").strip()
+    if not text:
+        return None
+    out = {"kind": "text", "text": text}
+    if g.get("law"):
+        out["law"] = g["law"]
+    return out
+
+
 BUILDERS: dict[str, Callable[[dict], Optional[dict]]] = {
+    "article_ref": _b_article_ref,
     "duration": _b_duration, "money": _b_money, "range": _b_range, "range_multiple": _b_range_multiple,
     "percent": _b_percent, "date": _b_date, "count": _b_count, "count_enum": _b_count_enum,
     "text_match": _b_text, "definition": _b_definition, "who": _b_who,
@@ -597,6 +608,7 @@ def longest_common(a: str, b: str) -> str:
     return best
 
 
+_ASKS_ARTICLE = re.compile(r"第几条|哪一条|哪条|哪一款|第几款")
 _ASKS_RATE = re.compile(r"[^效]率|比例|百分之几|百分之多少|百分比|几成")
 _ASKS_MONEY = re.compile(r"多少钱|多少元|几元|金额|罚款|罚多少|费用|工资是多少")
 
@@ -604,6 +616,9 @@ _ASKS_MONEY = re.compile(r"多少钱|多少元|几元|金额|罚款|罚多少|�
 def _unit_ok(query: Query, value: dict) -> bool:
     """A value whose unit contradicts what the question asks for (几个月 vs 日, 预扣率 vs 元) is not an answer."""
     unit = value.get("unit")
+    is_ref = value.get("kind") == "text" and str(value.get("text", "")).endswith(("条", "款"))
+    if is_ref != bool(_ASKS_ARTICLE.search(query.text)):
+        return False  # 第几条 wants an article reference, and only it does
     if _ASKS_RATE.search(query.text) and value.get("kind") in ("money", "number", "range", "duration") \
             and unit not in ("%", "‰", "倍"):
         return False

@@ -126,6 +126,11 @@ class Orchestrator:
             cov = coverage(query, text, context, context_weight=1.0)
             found.coverage = cov
             found.reasons.append(f"证据覆盖率：{cov:.2f}")
+            blk = found.anchor.candidate.block
+            if query.article_hint and blk.clause == query.article_hint and \
+                    blk.doc_id in (query.constraints.get("doc_ids") or []):
+                found.exact = True  # the question named this document and article: the scope is pinned
+                found.reasons.append(f"问题指明了文件和条款（{query.article_hint}）")
             why = None
             if cov < self.settings.min_coverage and not found.exact:
                 why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）"
