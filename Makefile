@@ -14,7 +14,7 @@ $(VENV)/bin/activate:
 
 install: $(VENV)/bin/activate
 	@# torch must be installed alone and pinned (a CPU wheel; any other spec pulls CUDA builds)
-	@if echo "$(EXTRAS)" | grep -q llm; then $(PIP) install -q torch==2.13.0; fi
+	@if echo "$(EXTRAS)" | grep -qE 'llm|eval'; then $(PIP) install -q torch==2.13.0; fi
 	$(PIP) install -q -e ".[$(EXTRAS)]"
 
 demo: install
@@ -28,7 +28,7 @@ test: install
 	$(PY) -m pytest
 
 test-all:
-	$(MAKE) test EXTRAS=test,llm
+	$(MAKE) test EXTRAS=test,llm,eval
 
 test-slow: install
 	$(PY) -m pytest -m slow

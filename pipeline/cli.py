@@ -183,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("action", choices=["test", "lint"])
     sp.add_argument("-v", "--verbose", action="store_true")
     sp.set_defaults(func=cmd_rules)
+
+    from .evaluate import add_subparser as add_eval_subparser  # `loopagent eval` (scores, baselines)
+    add_eval_subparser(sub)
     return p
 
 
