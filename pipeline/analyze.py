@@ -16,7 +16,7 @@ import regex
 from .numbers import CN_DIGITS as CN_NUMERALS, find_quantities
 from .rules import Field, RuleSet, register_schema
 from .store import Store
-from .tokenize import cut, is_content_word, is_word, pos_tag, stopwords
+from .tokenize import cut, get_tokenizer, is_content_word, is_word, pos_tag, stopwords
 from .types import Query
 
 register_schema("question_type", {
@@ -152,6 +152,7 @@ class QueryAnalyzer:
         quoted = _QUOTED.findall(question)
         if quoted:
             q.entities.extend(quoted)
+            q.constraints["quoted"] = quoted  # the asker's exact words: evidence must contain them
         from .extract import range_conditions  # one definition of what a condition is
         ranges = range_conditions(question)
         q.constraints["ranges"] = [r[:4] + (list(r[4]),) for r in ranges]
@@ -180,8 +181,17 @@ class QueryAnalyzer:
         q.constraints["focus"] = focus_terms(question, terms)
         q.expansions = self._expand(question, terms)
         q.weights = self._idf(terms, q.expansions)
-        for e in q.entities:  # quoted terms are what the question is about
+        df = self.store.doc_freq(list(q.weights))
+        for e in q.entities:  # quoted terms are what the question is about…
+            if df.get(e.lower(), 0) == 0 and len(e) > 4 and e in q.weights:
+                del q.weights[e]  # …unless it is the asker's own phrase (“上市成功才收费”): its words count instead
+                q.terms.remove(e)
+                continue
             q.weights[e] = q.weights.get(e, 1.0) * 1.5
+        # compound terms the documents may split (工会会员 → 会员): their parts earn partial credit
+        tok = get_tokenizer()
+        q.constraints["parts"] = {t: [p for p in tok.cut_for_search(t) if len(p) >= 2 and p != t]
+                                  for t in q.weights if len(t) >= 4}
         q.core_verb = next((t for t in terms if len(t) >= 2 and t in _VERBS), None)
         q.entities.extend(t for t in terms if len(t) >= 3 and t not in q.entities)
 
@@ -265,9 +275,12 @@ class QueryAnalyzer:
             for u in users:
                 if u in question:
                     extra = [d for d in docs if d not in terms and d != u]
+                    # key by the question term that holds the user word when that term is a jieba
+                    # fragment (做产检 holds 产检), not when it is a word of its own (证券公司 ≠ 公司)
+                    key = u if u in terms else next((t for t in terms if u in t and not is_content_word(t)), u)
                     if extra:
-                        out.setdefault(u, [])
-                        out[u] += [d for d in extra if d not in out[u]]
+                        out.setdefault(key, [])
+                        out[key] += [d for d in extra if d not in out[key]]
                     break
         return out
 

@@ -41,6 +41,11 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: float = 0.6
                 got += w * syn_weight
             elif t in context or any(s in context for s in syns):
                 got += w * context_weight
+            else:
+                parts = (query.constraints.get("parts") or {}).get(t) or []
+                if parts:  # 工会会员 when the text says 会员: partial credit for the parts present
+                    share = sum(1 for p in parts if p in text) / len(parts)
+                    got += w * 0.6 * share
     return got / total if total else 0.0
 
 

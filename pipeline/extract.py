@@ -499,7 +499,7 @@ class Extractor:
 
     def _s_yesno(self, query: Query, anchor: Anchor) -> Optional[Found]:
         sent = anchor.sentence.text
-        pol = polarity_of(sent)
+        pol = polarity_of(_asked_clause(query, sent))
         if pol is None:
             return None
         cm = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
@@ -593,6 +593,22 @@ _MULTI = re.compile(r"分别|各(?:是|为|有|自)?(?:多少|几|什么)|[？?]
 def is_multipart(question: str) -> bool:
     """True when the question asks for several values at once (分别…, two question marks…)."""
     return bool(_MULTI.search(question))
+
+
+def _asked_clause(query: Query, sent: str) -> str:
+    """The part of a provision that the question is about: …可以分阶段收取，但是收费不得以上市结果作为条件
+    has two modals; the clause sharing most of the question's words decides the polarity."""
+    parts = [p for p in re.split(r"[，；;]|但是|但", sent) if p.strip()]
+    if len(parts) <= 1:
+        return sent
+    modal = [p for p in parts if _NEG_MODAL.search(p) or _POS_MODAL.search(p)]
+    if not modal:
+        return sent
+
+    def overlap(p: str) -> float:
+        return sum(w for t, w in query.weights.items() if t in p or any(x in p for x in query.expansions.get(t, [])))
+    best = max(modal, key=lambda p: (overlap(p), len(longest_common(query.text, p))))
+    return best if overlap(best) > 0 else sent
 
 
 def longest_common(a: str, b: str) -> str:

@@ -132,7 +132,11 @@ class Orchestrator:
                 found.exact = True  # the question named this document and article: the scope is pinned
                 found.reasons.append(f"问题指明了文件和条款（{query.article_hint}）")
             why = None
-            if cov < self.settings.min_coverage and not found.exact:
+            quoted = [e for e in query.constraints.get("quoted") or [] if e in query.weights]
+            missing = [e for e in quoted if e not in text and e not in context]
+            if missing and not found.exact:
+                why = f"{found.method} 的证据不含问题引号中的「{'、'.join(missing)}」"
+            elif cov < self.settings.min_coverage and not found.exact:
                 why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）"
             elif not grounded(_numbers_only(found), ev_text):
                 why = f"{found.method} 的数值未在证据中出现"
