@@ -314,6 +314,8 @@ def _pos_factor(term: str) -> float:
         return 1.0
     if tag.startswith("v"):
         return 0.6
+    if tag.startswith("a"):
+        return 0.7  # 较大, 紧急: adjectives often pick one of several graded provisions
     return 0.4
 
 

@@ -60,7 +60,7 @@ def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
     quantities = query.constraints.get("quantities") or []
     for c in top:
         b = c.block
-        context = " ".join(b.section) + " " + c.title + " " + b.text
+        context = " ".join(b.section) + " " + c.title + " " + b.text + " " + c.breakdown.get("lead", "")
         prior = c.score / best_block
         for s in block_sentences(b):
             cov = coverage(query, s.text, context)

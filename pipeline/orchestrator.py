@@ -42,6 +42,7 @@ class AskSettings:
     use_parser: bool = True
     use_generator: bool = False
     article_scope: bool = True   # the whole article (all its 款) counts as the answer's scope
+    min_coverage_compare: float = 0.8  # each version's answer in a comparison: two answers, a stricter bar
 
 
 class Orchestrator:
@@ -136,7 +137,8 @@ class Orchestrator:
             missing = [e for e in quoted if e not in text and e not in context]
             if missing and not found.exact:
                 why = f"{found.method} 的证据不含问题引号中的「{'、'.join(missing)}」"
-            elif cov < self.settings.min_coverage and not found.exact:
+            elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \
+                    and not found.exact:
                 why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）"
             elif not grounded(_numbers_only(found), ev_text):
                 why = f"{found.method} 的数值未在证据中出现"

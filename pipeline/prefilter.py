@@ -185,7 +185,7 @@ class Prefilter:
                 moved.add(item.block_id)
                 by_lead.setdefault(b.block_id, []).append(
                     Candidate(block=item, title=c.title, source=c.source, score=round(c.score - 0.001 * (i + 1), 4),
-                              breakdown={"item_of": b.block_id}))
+                              breakdown={"item_of": b.block_id, "lead": b.text[-120:]}))
         if not by_lead:
             return top
         out: list[Candidate] = []
