@@ -37,6 +37,9 @@ register_schema("structure_hint", {
 }, check=lambda r: None if (r.get("block_types") or r.get("cue")) else "give block_types, cue or both")
 
 
+register_schema("prefilter_case", {})  # examples only: {question, blocks, entities?} -> expected order
+
+
 def hint_applies(rule: dict, qtype: str, block_type: str, text: str, rx=None) -> bool:
     """Whether structure hint ``rule`` boosts a block of this type and text for this question type."""
     if qtype not in rule["types"]:

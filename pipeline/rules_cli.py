@@ -96,10 +96,42 @@ def _check_hint(rule: dict, ex: dict) -> tuple[bool, Any]:
     return got == ex["expect"], got
 
 
+def _check_prefilter_case(rule: dict, ex: dict) -> tuple[bool, Any]:
+    """Rank the example's blocks with the real analyzer and pre-filter over a throwaway in-memory store."""
+    import tempfile
+
+    from .analyze import QueryAnalyzer
+    from .ingest.structure import DocBuilder
+    from .prefilter import Prefilter
+    from .rules import RuleSet
+    from .store import Store
+    from .types import Document
+
+    inp = strip_lines(ex["input"])
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "case.sqlite")
+        doc = Document(doc_id="case", title="case", source="case.md", kind="markdown", content_hash="case")
+        builder = DocBuilder(doc)
+        for text in inp["blocks"]:
+            builder.paragraph(text)
+        doc.blocks = builder.blocks
+        store.put_document(doc)
+        rules = RuleSet()
+        query = QueryAnalyzer(rules, store).run(inp["question"])
+        pre = Prefilter(store, rules)
+        lex = pre._lexicon()
+        scores = [pre.score_block(query, b, lex)[0] for b in doc.blocks]
+        store.close()
+    got = sorted(range(len(scores)), key=lambda i: -scores[i])
+    ok = got == list(ex["expect"])
+    missing = [e for e in inp.get("entities", []) if e not in query.entities]
+    return ok and not missing, {"order": got, "entities": query.entities}
+
+
 CHECKERS: dict[str, Callable[[dict, dict], tuple[bool, Any]]] = {
     "question_type": _check_qtype, "template": _check_template, "lexicon": _check_lexicon,
     "dep_pattern": _check_dep, "collection_route": _check_route,
-    "structure_hint": _check_hint,
+    "structure_hint": _check_hint, "prefilter_case": _check_prefilter_case,
 }
 
 
