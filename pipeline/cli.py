@@ -45,7 +45,12 @@ def cmd_ingest(args) -> int:
 
 
 def cmd_ask(args) -> int:
-    kb = KnowledgeBase(args.db, audit_log=_audit_path(args.db, args.audit), create=False)
+    generator = None
+    if args.generator or args.generator_endpoint:
+        from .generate import GeneratorSettings
+        generator = GeneratorSettings(model_dir=args.generator, backend=args.generator_backend,
+                                      endpoint=args.generator_endpoint, model_name=args.generator_name)
+    kb = KnowledgeBase(args.db, audit_log=_audit_path(args.db, args.audit), create=False, generator=generator)
     if args.jsonl:
         src = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")
         bad = 0
@@ -164,6 +169,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--trace", action="store_true", help="include the per-stage trace in the JSON")
     sp.add_argument("--audit", help="audit log file (default: next to the db; '-' disables)")
     sp.add_argument("--collection", help="only documents of this collection (overrides rules/collections.yaml routing)")
+    sp.add_argument("--generator", metavar="MODEL_DIR",
+                    help="fallback generator: a local model directory (int4 ONNX by default; nothing is downloaded)")
+    sp.add_argument("--generator-backend", default="onnx-int4",
+                    help="onnx-int4 (default), quanto-qint4, torch-fp32, torch-bf16 or http")
+    sp.add_argument("--generator-endpoint", help="OpenAI-compatible endpoint for --generator-backend http")
+    sp.add_argument("--generator-name", help="served model name for the http backend")
     sp.set_defaults(func=cmd_ask)
 
     sp = sub.add_parser("docs", help="list ingested documents")

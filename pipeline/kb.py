@@ -6,7 +6,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from .audit import AuditLog
 from .errors import LoopAgentError, message
@@ -60,17 +60,21 @@ class KnowledgeBase:
 
     def __init__(self, db: str | Path | None = None, rules_dirs: Optional[list[Path]] = None,
                  audit_log: str | Path | None = None, settings: Optional[AskSettings] = None,
-                 create: bool = True) -> None:
+                 create: bool = True, generator: Any = None) -> None:
         self.store = Store(db or default_db(), create=create)
         self.rules = RuleSet(rules_dirs)
         self.audit = AuditLog(audit_log)
         self.settings = settings or AskSettings()
+        self.generator = generator  # pipeline.generate.Generator (or GeneratorSettings); None = templates only
+        if generator is not None and not hasattr(generator, "run"):
+            from .generate import Generator
+            self.generator = Generator(generator)
         self._orch: Optional[Orchestrator] = None
 
     @property
     def orchestrator(self) -> Orchestrator:
         if self._orch is None:
-            self._orch = Orchestrator(self.store, self.rules, self.audit, self.settings)
+            self._orch = Orchestrator(self.store, self.rules, self.audit, self.settings, generator=self.generator)
         return self._orch
 
     # --- ingest ----------------------------------------------------------------

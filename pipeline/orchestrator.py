@@ -16,6 +16,7 @@ from .analyze import QueryAnalyzer
 from .syntax import patterns as _dep_patterns  # noqa: F401  (registers the dep_pattern rule kind; no spaCy import)
 from .anchors import coverage, lexical_anchors
 from .audit import AuditLog, new_trace_id
+from .errors import LoopAgentError
 from .extract import ExtractSettings, Extractor, Found, condition_match, render_value
 from .numbers import grounded
 from .prefilter import Prefilter, PrefilterSettings
@@ -40,7 +41,6 @@ class AskSettings:
     min_coverage: float = 0.7
     max_anchors: int = 12
     use_parser: bool = True
-    use_generator: bool = False
     article_scope: bool = True   # the whole article (all its 款) counts as the answer's scope
     min_coverage_compare: float = 0.8  # each version's answer in a comparison: two answers, a stricter bar
 
@@ -58,7 +58,7 @@ class Orchestrator:
         self.prefilter = Prefilter(store, rules, PrefilterSettings())
         self.extractor = Extractor(store, rules, ExtractSettings(min_coverage=self.settings.min_coverage))
         self.syntax = self._load_syntax() if self.settings.use_parser else None
-        self.generator = generator
+        self.generator = generator  # a pipeline.generate.Generator, or None (templates only)
         self._sessions: OrderedDict[str, Query] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -121,6 +121,7 @@ class Orchestrator:
         t = time.perf_counter()
         found = self._validity(query) if query.qtype == "yesno" and _VALIDITY.search(query.text) else None
         found = found or self.extractor.run(query, anchors)
+        fired = found is not None  # a template fired (even if the gate below refuses it)
         if found is not None:
             ev_text = "".join(s.text for _, s, _, _ in found.evidence)
             text, context = self.scope(found)
@@ -149,6 +150,10 @@ class Orchestrator:
                 query.reasons.append(f"拒答：{why}")
                 found = None
         timings["extract"] = _ms(t)
+        if found is None and self.generator is not None and anchors and not fired:
+            t = time.perf_counter()
+            found = self._generate(query, anchors[0], trace_obj)
+            timings["generate"] = _ms(t)
         if trace_obj is not None:
             pre = trace_obj.setdefault("prefilter", {"candidates": []})
             pre["candidates"] += [
@@ -163,6 +168,36 @@ class Orchestrator:
                 trace_obj.setdefault("extract", {})["accepted"] = {
                     "method": found.method, "coverage": round(found.coverage, 3), "score": round(found.score, 3)}
         return (found, query, cands, anchors), timings
+
+    def _generate(self, query: Query, anchor: Anchor, trace_obj: Optional[dict]) -> Optional[Found]:
+        """Fallback: no template fired, but the anchor's provision covers the question. A local model
+        phrases the answer from ~200 characters around the anchor; anything not grounded is dropped."""
+        probe = Found(value={}, answer="", method="generator", anchor=anchor, evidence=[
+            (anchor.candidate.block, anchor.sentence, anchor.candidate.title, anchor.candidate.source)],
+            score=0.0, reasons=[])
+        text, context = self.scope(probe)
+        cov = coverage(query, text, context)
+        if cov < self.settings.min_coverage:
+            return None  # the same bar as templates: the model must not answer from unrelated text
+        b = anchor.candidate.block
+        neighbours = self.store.doc_blocks(b.doc_id, max(0, b.order - 2), b.order + 3)
+        distilled = self.generator.distill(anchor, neighbours)
+        try:
+            result = self.generator.run(query.text, distilled)
+        except LoopAgentError as exc:
+            log.warning("generator unavailable: %s", exc)
+            query.reasons.append(f"生成：不可用（{exc.code}）")
+            return None
+        if trace_obj is not None:
+            trace_obj["generate"] = {"distilled": distilled.text, "output": result.text, "grounded": result.grounded,
+                                     "reason": result.reason, "tokens": result.tokens, "ms": round(result.ms, 1)}
+        if not result.grounded:
+            query.reasons.append(f"拒答：生成的答案未通过依据检查（{result.reason}）")
+            return None
+        return Found(value={"kind": "text", "text": result.text}, answer=result.text,
+                     method=f"generator:{result.model}", anchor=anchor, evidence=probe.evidence, score=0.5,
+                     reasons=[f"生成：{result.model} 依据约 {len(distilled.text)} 字的上下文作答，数值均在上下文中"],
+                     coverage=cov, exact=True)
 
     def _validity(self, query: Query) -> Optional[Found]:
         """'《X》还有效吗': look for another document that repeals X (《X》…同时废止)."""
