@@ -50,7 +50,8 @@ def cmd_ask(args) -> int:
         from .generate import GeneratorSettings
         generator = GeneratorSettings(model_dir=args.generator, backend=args.generator_backend,
                                       endpoint=args.generator_endpoint, model_name=args.generator_name)
-    kb = KnowledgeBase(args.db, audit_log=_audit_path(args.db, args.audit), create=False, generator=generator)
+    kb = KnowledgeBase(args.db, audit_log=_audit_path(args.db, args.audit), create=False, generator=generator,
+                       semantic_model=args.semantic_model)
     if args.jsonl:
         src = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")
         bad = 0
@@ -169,6 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--trace", action="store_true", help="include the per-stage trace in the JSON")
     sp.add_argument("--audit", help="audit log file (default: next to the db; '-' disables)")
     sp.add_argument("--collection", help="only documents of this collection (overrides rules/collections.yaml routing)")
+    sp.add_argument("--semantic-model", metavar="MODEL_DIR",
+                    help="optional embedding recall from a local sentence-transformers directory (off by default)")
     sp.add_argument("--generator", metavar="MODEL_DIR",
                     help="fallback generator: a local model directory (int4 ONNX by default; nothing is downloaded)")
     sp.add_argument("--generator-backend", default="onnx-int4",

@@ -50,6 +50,9 @@ class Messages:
     E404 = ("Generator endpoint {url} failed: {detail}. Check that the OpenAI-compatible server "
             "(llama.cpp, vLLM, Ollama) is running and serves model {model!r}, or use an in-process backend.")
 
+    E405 = ("Semantic recall model directory {path} does not exist. Point --semantic-model at a local "
+            "sentence-transformers directory (nothing is downloaded), or leave semantic recall off.")
+
     # warnings
     W001 = "Skipped unchanged {path} (same content hash)."
     W002 = "Decoded {path} as GB18030, not UTF-8."

@@ -60,7 +60,7 @@ class KnowledgeBase:
 
     def __init__(self, db: str | Path | None = None, rules_dirs: Optional[list[Path]] = None,
                  audit_log: str | Path | None = None, settings: Optional[AskSettings] = None,
-                 create: bool = True, generator: Any = None) -> None:
+                 create: bool = True, generator: Any = None, semantic_model: Any = None) -> None:
         self.store = Store(db or default_db(), create=create)
         self.rules = RuleSet(rules_dirs)
         self.audit = AuditLog(audit_log)
@@ -69,12 +69,17 @@ class KnowledgeBase:
         if generator is not None and not hasattr(generator, "run"):
             from .generate import Generator
             self.generator = Generator(generator)
+        self.semantic = None  # optional embedding recall (off by default): a local model dir or an encoder
+        if semantic_model is not None:
+            from .semantic import SemanticRecall
+            self.semantic = SemanticRecall(self.store, semantic_model)
         self._orch: Optional[Orchestrator] = None
 
     @property
     def orchestrator(self) -> Orchestrator:
         if self._orch is None:
-            self._orch = Orchestrator(self.store, self.rules, self.audit, self.settings, generator=self.generator)
+            self._orch = Orchestrator(self.store, self.rules, self.audit, self.settings, generator=self.generator,
+                                      semantic=self.semantic)
         return self._orch
 
     # --- ingest ----------------------------------------------------------------

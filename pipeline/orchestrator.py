@@ -49,13 +49,13 @@ class Orchestrator:
     """Runs the stages in order for one question; thread-safe."""
 
     def __init__(self, store: Store, rules: RuleSet, audit: Optional[AuditLog] = None,
-                 settings: Optional[AskSettings] = None, generator: Any = None) -> None:
+                 settings: Optional[AskSettings] = None, generator: Any = None, semantic: Any = None) -> None:
         self.store = store
         self.rules = rules
         self.settings = settings or AskSettings()
         self.audit = audit or AuditLog(None)
         self.analyzer = QueryAnalyzer(rules, store)
-        self.prefilter = Prefilter(store, rules, PrefilterSettings())
+        self.prefilter = Prefilter(store, rules, PrefilterSettings(), semantic=semantic)
         self.extractor = Extractor(store, rules, ExtractSettings(min_coverage=self.settings.min_coverage))
         self.syntax = self._load_syntax() if self.settings.use_parser else None
         self.generator = generator  # a pipeline.generate.Generator, or None (templates only)

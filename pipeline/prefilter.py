@@ -71,10 +71,12 @@ class PrefilterSettings:
 class Prefilter:
     """Stage 1: recall with FTS5, rescore with the weighted lexicon."""
 
-    def __init__(self, store: Store, rules: RuleSet, settings: Optional[PrefilterSettings] = None) -> None:
+    def __init__(self, store: Store, rules: RuleSet, settings: Optional[PrefilterSettings] = None,
+                 semantic: Any = None) -> None:
         self.store = store
         self.rules = rules
         self.settings = settings or PrefilterSettings()
+        self.semantic = semantic  # pipeline.semantic.SemanticRecall or None (the default: off)
         self._lock = threading.Lock()
         self._version = -1
         self._tiers: dict[str, tuple[str, float, str]] = {}  # word -> (tier, weight, trigger)
@@ -122,7 +124,13 @@ class Prefilter:
     def run(self, query: Query) -> list[Candidate]:
         lex = self._lexicon()
         bm = self.recall(query)
-        blocks = self.store.blocks_by_rid(bm)
+        sem: dict[int, float] = {}
+        if self.semantic is not None:
+            named = set(query.constraints.get("doc_ids") or [])
+            sem = dict(self.semantic.search(query.text, k=self.settings.keep * 2))
+        blocks = self.store.blocks_by_rid(set(bm) | set(sem))
+        if sem and query.constraints.get("doc_ids"):
+            blocks = {r: b for r, b in blocks.items() if r in bm or b.doc_id in named}
         direct = self._direct(query)
         for b in direct:
             blocks.setdefault(-hash(b.block_id), b)
@@ -152,6 +160,8 @@ class Prefilter:
             if b.doc_id not in docs:
                 docs[b.doc_id] = self.store.document(b.doc_id) or {"title": "", "source": ""}
             d = docs[b.doc_id]
+            if rid in sem:
+                breakdown["semantic"] = round(sem[rid], 3)
             cands.append(Candidate(block=b, title=d["title"], source=d["source"], score=round(score, 4),
                                    breakdown=breakdown))
         # an article answers as a whole: share some of the score between its paragraphs
@@ -166,7 +176,24 @@ class Prefilter:
                     c.breakdown["article_bonus"] = round(bonus, 3)
                     c.score = round(c.score + bonus, 4)
         cands.sort(key=lambda c: -c.score)
+        if sem:
+            cands = self._fuse(cands, blocks, bm, sem)
         return self._with_items(cands)
+
+    @staticmethod
+    def _fuse(cands: list[Candidate], blocks: dict[int, Block], bm: dict[int, float],
+              sem: dict[int, float]) -> list[Candidate]:
+        """Reciprocal rank fusion (k = 60) of the lexicon, BM25 and embedding rankings."""
+        from .semantic import rrf
+
+        def ranking(scores: dict[int, float]) -> list[str]:
+            return [blocks[r].block_id for r, _ in sorted(scores.items(), key=lambda x: -x[1]) if r in blocks]
+
+        fused = rrf([[c.block.block_id for c in cands], ranking(bm), ranking(sem)])
+        for c in cands:
+            c.breakdown["lexicon_score"] = c.score
+            c.breakdown["rrf"] = round(fused.get(c.block.block_id, 0.0), 5)
+        return sorted(cands, key=lambda c: -fused.get(c.block.block_id, 0.0))
 
     def _with_items(self, cands: list[Candidate]) -> list[Candidate]:
         """A lead paragraph (…有下列情形之一的：) brings its list items, which rarely repeat the question's words.
