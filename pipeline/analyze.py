@@ -45,7 +45,7 @@ _ASK_WORDS = {"几", "多少", "多久", "多长", "最长", "最短", "最多",
               "分别", "按", "按照", "依照", "根据", "应当", "需要", "一般", "最", "多", "大", "可", "还",
               "哪", "何时", "什么时候", "哪一天", "有", "没有", "不", "时间", "期限", "天", "日", "跟", "已经", "开始",
               "正式", "当天", "具体", "现行", "分别", "各", "最低", "最高", "上限", "下限", "范围", "比例", "处罚",
-              "什么样", "是指", "定义", "含义", "所称", "意义", "界定", "年龄段", "修订", "修正", "修改", "版本", "年版",
+              "什么样", "代表", "表示", "意味着", "是指", "定义", "含义", "所称", "意义", "界定", "年龄段", "修订", "修正", "修改", "版本", "年版",
               "修订版", "修正版", "变化", "不同", "区别", "差异", "有何", "前后", "新旧", "对比", "相比", "每年", "每月", "每天", "每日", "每次", "以上", "以下", "不满", "已满", "满", "不足", "超过", "一共", "总共", "合计", "多大", "多远", "还能", "还会", "之前", "以前", "以后", "之后"}
 _QUOTED = re.compile(r"[“\"「『]([^”\"」』]{2,30})[”\"」』]")
 _BOOK = re.compile(r"《([^》]{2,60})》")
@@ -272,16 +272,15 @@ class QueryAnalyzer:
     def _expand(self, question: str, terms: list[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for users, docs in self._synonyms:
-            for u in users:
-                if u in question:
-                    extra = [d for d in docs if d not in terms and d != u]
+            for u in users:  # every user word of the entry that occurs (电脑 and 服务器 both → 电子设备)
+                if u in question and not any(u in v and u != v for v in users if v in question):
+                    extra = [d for d in docs if d != u]
                     # key by the question term that holds the user word when that term is a jieba
                     # fragment (做产检 holds 产检), not when it is a word of its own (证券公司 ≠ 公司)
                     key = u if u in terms else next((t for t in terms if u in t and not is_content_word(t)), u)
                     if extra:
                         out.setdefault(key, [])
                         out[key] += [d for d in extra if d not in out[key]]
-                    break
         return out
 
     @property

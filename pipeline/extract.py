@@ -534,6 +534,40 @@ class Extractor:
         return Found(value={"kind": "text", "text": answer}, answer=answer, method=f"template:{query.qtype}.sentence",
                      anchor=anchor, evidence=[self._ev(anchor)], score=0.3, reasons=["匹配模式：引用条款原文"])
 
+    def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """What a code means: the code from the question, then a separator and its meaning (C――电机线圈过温)."""
+        sent = anchor.sentence.text
+        codes = _CODES.findall(query.text)
+        for code in codes[-1:]:  # the last code is the asked value (ERR状态码为C: C); earlier ones name the field
+            m = re.search(rf"(?<![A-Za-z0-9]){re.escape(code)}\s*(?:――|——|—|－|-|：|:|=|表示|代表)\s*"
+                          rf"(?P<text>[^；;。\n，,]{{2,40}})", sent)
+            if m:
+                return Found(value={"kind": "text", "text": m.group("text").strip(), "code": code},
+                             answer=m.group(0).strip(), method="template:code.meaning", anchor=anchor,
+                             evidence=[self._ev(anchor)], score=0.9,
+                             reasons=[f"匹配模式：code.meaning（{code}）"])
+        return None
+
+    def _s_count_of(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """多少注册用户 / 多少名员工: a number directly followed by the noun the question counts."""
+        m = _ASK_NOUN.search(query.text)
+        if not m:
+            return None
+        noun = m.group("noun")
+        hit = re.search(rf"(?P<num>{PLACEHOLDERS['NUM']})(?P<scale>[万亿])?(?:的|个|名|位|家|户)?{re.escape(noun)}",
+                        anchor.sentence.text)
+        if not hit:
+            return None
+        n = _num(hit.group("num"))
+        if n is None:
+            return None
+        n = n * {"万": 10_000, "亿": 100_000_000}.get(hit.group("scale") or "", 1)
+        n = int(n) if float(n).is_integer() else n
+        return Found(value={"kind": "number", "number": n, "unit": noun},
+                     answer=_clause_at(anchor.sentence.text, hit.span()), method="template:number.count_of",
+                     anchor=anchor, evidence=[self._ev(anchor)], score=0.85,
+                     reasons=[f"匹配模式：number.count_of（{noun}）"])
+
     def _s_definition(self, query: Query, anchor: Anchor) -> Optional[Found]:
         for t in self.templates():
             if "definition" not in t.types:
@@ -572,11 +606,11 @@ _PROVISION_TYPES = ("condition", "procedure", "exception", "list")
 
 # type -> strategies tried on each anchor, in order
 STRATEGIES: dict[str, tuple[str, ...]] = {
-    "duration": ("templates",), "money": ("templates",), "number": ("templates",), "date": ("templates",),
+    "duration": ("templates",), "money": ("templates",), "number": ("templates", "count_of"), "date": ("templates",),
     "count": ("templates", "count_items"), "list": ("list",), "condition": ("list", "templates", "sentence"),
     "exception": ("list", "exception", "sentence"), "definition": ("definition",), "who": ("who",),
     "yesno": ("yesno",), "procedure": ("list", "templates", "sentence"), "table": ("templates",),
-    "multihop": ("templates",), "code": ("sentence",), "open": (), "compare": ("templates", "who", "sentence"),
+    "multihop": ("templates",), "code": ("code", "sentence"), "open": (), "compare": ("templates", "who", "sentence"),
 }
 
 _ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几年|多少年"), "年"),
@@ -584,6 +618,8 @@ _ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几�
              (re.compile(r"几个?小时|多少小时"), "小时")]
 
 
+_CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}[0-9]{0,4})(?![A-Za-z0-9])")
+_ASK_NOUN = re.compile(r"多少(?:个|名|位|家|户|台|辆|件)?(?P<noun>[\u4e00-\u9fff]{1,6}?)(?:[？?。，,]|$)")
 _ASKS_TOTAL = re.compile(r"一共|总共|合计|加起来|总计")
 _STATES_TOTAL = re.compile(r"共计|合计|总计|共[\d一二三四五六七八九十]|一共|总共")
 _CLASSIFYING = re.compile(r"分为|包括|包含|分成|划分|由下列|下列.{0,8}(?:种|类|项|个|级|部分)")
