@@ -34,7 +34,7 @@ class SemanticRecall:
 
     def encoder(self) -> Any:
         if self._encoder is None:
-            if hasattr(self.model, "encode"):
+            if not isinstance(self.model, (str, Path)) and hasattr(self.model, "encode"):  # str has .encode too
                 self._encoder = self.model
             else:
                 path = Path(self.model)

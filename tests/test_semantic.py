@@ -49,3 +49,10 @@ def test_off_by_default_and_missing_model_dir(tmp_path, example_kb):
     with pytest.raises(LoopAgentError) as e:
         rec.search("产假")
     assert e.value.code == "E405"
+
+
+def test_a_path_string_is_a_model_directory_not_an_encoder(tmp_path, example_kb):
+    rec = SemanticRecall(example_kb.store, str(tmp_path / "missing"))
+    with pytest.raises(LoopAgentError) as e:
+        rec.encoder()
+    assert e.value.code == "E405"
