@@ -534,6 +534,46 @@ class Extractor:
         return Found(value={"kind": "text", "text": answer}, answer=answer, method=f"template:{query.qtype}.sentence",
                      anchor=anchor, evidence=[self._ev(anchor)], score=0.3, reasons=["匹配模式：引用条款原文"])
 
+    def _s_table(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """Row header × column header → cell: the rows whose key cell the question names (额定扭矩), the
+        column the question names (or the value column), with the heading that says which table it is."""
+        block = anchor.candidate.block
+        header, rows = block.table_header or [], block.table_rows or []
+        if block.type != "table" or not rows:
+            return None
+        plain = _ASIDE_Q.sub("", query.text)
+        picked = []
+        for row in rows:
+            keys = [c for c in row if len(c) >= 2 and not re.fullmatch(r"[\d.\s%]+", c) and c in plain]
+            if keys:
+                picked.append((row, max(keys, key=len)))
+        if not picked or len(picked) > 4:
+            return None
+        named_cols = [j for j, h in enumerate(header) if len(h) >= 2 and h in plain]
+        lines = {s.text: s for s in _table_lines(block)}
+        pieces, values, evidence = [], [], []
+        for row, key in picked:
+            cols = named_cols or [j for j, c in enumerate(row) if re.search(r"\d", c)]
+            cells = [row[j] for j in cols if j < len(row) and row[j] and row[j] != key]
+            if not cells:
+                continue
+            cell = cells[-1]
+            pieces.append(f"{key}：{cell}")
+            values.append(cell)
+            line = next((t for t in lines if key in t and cell in t), None)
+            if line:
+                evidence.append(self._ev(anchor, block, lines[line]))
+        if not values:
+            return None
+        # the heading that names the table's subject (4. XD5757-1/2) goes into the evidence too
+        for h in self.store.doc_blocks(block.doc_id, max(0, block.order - 40), block.order):
+            if h.type == "heading" and h.text in block.section and any(t in h.text for t in query.weights):
+                evidence.insert(0, self._ev(anchor, h, Sentence(h.text, 0, len(h.text))))
+        value = _cell_value(values[0]) if len(values) == 1 else {"kind": "list", "items": pieces}
+        return Found(value=value, answer="；".join(pieces), method="template:table.cell", anchor=anchor,
+                     evidence=evidence or [self._ev(anchor)], score=1.2,
+                     reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or '数值列'}）"])
+
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """What a code means: the code from the question, then a separator and its meaning (C――电机线圈过温)."""
         sent = anchor.sentence.text
@@ -606,10 +646,10 @@ _PROVISION_TYPES = ("condition", "procedure", "exception", "list")
 
 # type -> strategies tried on each anchor, in order
 STRATEGIES: dict[str, tuple[str, ...]] = {
-    "duration": ("templates",), "money": ("templates",), "number": ("templates", "count_of"), "date": ("templates",),
+    "duration": ("table", "templates"), "money": ("table", "templates"), "number": ("table", "templates", "count_of"), "date": ("templates",),
     "count": ("templates", "count_items"), "list": ("list",), "condition": ("list", "templates", "sentence"),
     "exception": ("list", "exception", "sentence"), "definition": ("definition",), "who": ("who",),
-    "yesno": ("yesno",), "procedure": ("list", "templates", "sentence"), "table": ("templates",),
+    "yesno": ("yesno",), "procedure": ("list", "templates", "sentence"), "table": ("table", "templates"),
     "multihop": ("templates",), "code": ("code", "sentence"), "open": (), "compare": ("templates", "who", "sentence"),
 }
 
@@ -618,6 +658,32 @@ _ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几�
              (re.compile(r"几个?小时|多少小时"), "小时")]
 
 
+_ASIDE_Q = re.compile(r"[（(][^（）()]{2,40}[）)]")
+
+
+def _table_lines(block: Block) -> list[Sentence]:
+    out, pos = [], 0
+    for line in block.text.split("\n"):
+        if line.strip():
+            out.append(Sentence(line, pos, pos + len(line)))
+        pos += len(line) + 1
+    return out
+
+
+def _cell_value(cell: str) -> dict:
+    """A table cell as a value: a number with its unit when it is one (15N.m, 3.7A, 20V〜55V), else text."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:[-~〜～至]\s*(\d+(?:\.\d+)?))?\s*([^\d\s].{0,8})?\s*", cell)
+    if not m:
+        return {"kind": "text", "text": cell}
+    unit = canonical_unit((m.group(3) or "").strip().rstrip("。；"))
+    fix = lambda v: int(float(v)) if float(v).is_integer() else float(v)  # noqa: E731
+    if m.group(2):
+        return {"kind": "range", "min": fix(m.group(1)), "max": fix(m.group(2)), "unit": unit}
+    kind = "duration" if unit in _TIME_UNITS else "money" if unit == "元" else "number"
+    return {"kind": kind, "number": fix(m.group(1)), "unit": unit}
+
+
+_TIME_UNITS = {"日", "月", "年", "周", "小时", "工作日", "分钟"}
 _CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}[0-9]{0,4})(?![A-Za-z0-9])")
 _ASK_NOUN = re.compile(r"多少(?:个|名|位|家|户|台|辆|件)?(?P<noun>[\u4e00-\u9fff]{1,6}?)(?:[？?。，,]|$)")
 _ASKS_TOTAL = re.compile(r"一共|总共|合计|加起来|总计")

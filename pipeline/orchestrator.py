@@ -228,8 +228,7 @@ class Orchestrator:
         """What an answer may lean on: (the evidence blocks and a list's lead, the title and section path)."""
         c = found.anchor.candidate
         context = c.title + "\n" + " ".join(c.block.section)
-        if found.value and found.value.get("kind") in ("list", "count") and found.value.get("items") \
-                and len(found.evidence) > 1:
+        if found.method in ("template:list.items", "template:count.items") and len(found.evidence) > 1:
             # a list answer leans on its lead sentence; the items do not make the question's words appear
             return found.evidence[0][0].text, context
         parts = [c.block.text] + [b.text for b, _, _, _ in found.evidence]

@@ -7,7 +7,8 @@ from pipeline import KnowledgeBase, LoopAgentError
 
 CASES = [
     ("劳动合同期限一年以上不满三年的，试用期最长多久？", {"kind": "duration", "number": 2, "unit": "月"}, "第十九条"),
-    ("职工累计工作已满10年不满20年的，每年年休假几天？", {"kind": "duration", "number": 10, "unit": "日"}, "第三条"),
+    ("按职工带薪年休假条例，职工累计工作已满10年不满20年的，每年年休假几天？",
+     {"kind": "duration", "number": 10, "unit": "日"}, "第三条"),
     ("女职工生育享受多少天产假？", {"kind": "duration", "number": 98, "unit": "日"}, "第七条"),
     ("单位不办理住房公积金缴存登记，逾期不办理的，罚款多少？", {"kind": "range", "min": 10000, "max": 50000, "unit": "元"}, "第三十七条"),
     ("工伤职工的生活护理费按几个等级支付？", {"kind": "count", "number": 3, "unit": "个"}, "第三十四条"),
@@ -107,3 +108,12 @@ def test_trace_lists_stage_details(example_kb):
     assert [c["score"] for c in cands] == sorted((c["score"] for c in cands), reverse=True)
     assert d["stages"]["syntax"]["anchors"][0]["text"] == d["evidence"][0]["text"]
     assert d["stages"]["analyze"]["type"] == "duration"
+
+
+def test_table_cell_lookup_keeps_the_row(example_kb):
+    a = example_kb.ask("年休假天数表里，累计工作已满10年不满20年的年休假天数是多少？")
+    assert a.status == "answered", a.reasoning
+    assert a.method == "template:table.cell"
+    assert a.answer == "已满10年不满20年：10天"
+    assert a.value == {"kind": "duration", "number": 10, "unit": "日"}
+    assert a.evidence[-1].text == "累计工作年限：已满10年不满20年；年休假天数：10天。"
