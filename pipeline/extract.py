@@ -126,7 +126,12 @@ def _b_date(g: dict) -> Optional[dict]:
 
 def _b_count(g: dict) -> Optional[dict]:
     n = _num(g.get("num"))
-    return None if n is None or n > 100 else {"kind": "count", "number": n, "unit": g.get("cls") or ""}
+    if n is None or n > 100:
+        return None
+    out = {"kind": "count", "number": n, "unit": g.get("cls") or ""}
+    if g.get("from"):  # 由三档调整为四档: the change is part of the answer
+        out["from"] = _num(g["from"])
+    return out
 
 
 _ITEM_SPLIT = re.compile(r"、|以及|及|和")

@@ -117,3 +117,20 @@ def test_table_cell_lookup_keeps_the_row(example_kb):
     assert a.answer == "已满10年不满20年：10天"
     assert a.value == {"kind": "duration", "number": 10, "unit": "日"}
     assert a.evidence[-1].text == "累计工作年限：已满10年不满20年；年休假天数：10天。"
+
+
+def test_count_change_and_enumeration(tmp_path):
+    d = tmp_path / "notice"
+    d.mkdir()
+    (d / "差旅通知.md").write_text(
+        "# 关于调整差旅住宿标准的通知\n\n一、调整内容\n\n自2024年1月1日起，差旅住宿标准由三档调整为四档。\n\n"
+        "二、标准\n\n会议费分为三类：一类会议每人每天660元；二类会议每人每天500元；三类会议每人每天450元。\n",
+        encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("差旅住宿标准调整为几档？")
+    assert a.status == "answered", a.reasoning
+    assert a.value == {"kind": "count", "number": 4, "unit": "档", "from": 3}
+    assert a.method == "template:count.adjusted"
+    b = kb.ask("会议费分为几类？")
+    assert b.value["number"] == 3 and b.value["kind"] == "count"
