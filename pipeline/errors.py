@@ -60,6 +60,8 @@ class Messages:
     W004 = "Page {page} of {path} has no text layer (scanned?). Install tesseract with chi_sim to OCR it."
     W006 = "Page {page} of {path} could not be read ({detail}); it was skipped, the rest of the document is kept."
     W007 = "{file}:{line} {rule_id}: no examples; add at least one input and its expected result."
+    W009 = ("Page {page} of {path} has no text layer; its text was recognised by OCR (tesseract chi_sim). "
+            "Check answers that cite it, or provide a text version.")
     W005 = "No rules loaded from {path}: every question will fall back to recall only."
     W201 = ("spacy_pkuseg is not installed ({detail}); stage 2 segments with jieba and parses about "
             "10 UAS points worse. `pip install spacy-pkuseg` to restore the default.")

@@ -155,6 +155,28 @@ def make_scanned(path: Path) -> None:
     path.write_bytes(buf.getvalue())
 
 
+def make_scanned_text(path: Path, font: str = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc") -> None:
+    """One page that is only an image of Chinese text (a scan): OCR must recover its provisions.
+
+    Needs a CJK TrueType font to draw the image (Debian: fonts-wqy-microhei); the PDF is committed.
+    """
+    from reportlab.lib.utils import ImageReader
+    from PIL import Image, ImageDraw, ImageFont
+
+    lines = ["第一条 员工迟到的，每次扣款30元。", "第二条 员工结婚的，享受婚假3天。"]
+    img = Image.new("L", (1400, 260), 255)
+    draw = ImageDraw.Draw(img)
+    face = ImageFont.truetype(font, 48)
+    for i, line in enumerate(lines):
+        draw.text((40, 40 + i * 100), line, font=face, fill=0)
+    buf = io.BytesIO()
+    c = _canvas(buf)
+    c.drawImage(ImageReader(img), LEFT, H - 200, width=420, height=78)
+    c.showPage()
+    c.save()
+    path.write_bytes(buf.getvalue())
+
+
 def make_encrypted(path: Path, password: str = "secret") -> None:
     from reportlab.lib import pdfencrypt
 
@@ -231,6 +253,8 @@ def main() -> None:
     raw = (OUT / "structured_handbook.pdf").read_bytes()
     (OUT / "truncated.pdf").write_bytes(raw[: len(raw) // 3])
     make_scanned(OUT / "scanned_page.pdf")
+    if Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc").exists():
+        make_scanned_text(OUT / "scanned_text.pdf")
     make_encrypted(OUT / "encrypted_secret.pdf")
     make_cid(OUT / "cid_glyphs.pdf")
     make_zero_pages(OUT / "zero_pages.pdf")

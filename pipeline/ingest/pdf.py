@@ -15,6 +15,9 @@ import contextlib
 import io
 import logging
 import re
+import shutil
+import subprocess
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +55,8 @@ class PdfSettings:
     max_heading_chars: int = 50
     dedupe_tolerance: float = 1.0   # fake-bold duplicate glyphs closer than this (pt) are dropped
     space_ratio: float = 0.25       # a gap wider than this share of the font size is a space
+    ocr: bool = True                # OCR pages without a text layer when tesseract (chi_sim) is installed
+    ocr_resolution: int = 200       # dpi of the page image handed to tesseract
 
     def __post_init__(self) -> None:
         checks = {
@@ -61,6 +66,7 @@ class PdfSettings:
             "max_heading_chars": (self.max_heading_chars > 0, "> 0"),
             "dedupe_tolerance": (self.dedupe_tolerance >= 0, ">= 0"),
             "space_ratio": (self.space_ratio > 0, "> 0"),
+            "ocr_resolution": (72 <= self.ocr_resolution <= 600, "72..600"),
         }
         for name, (ok, allowed) in checks.items():
             if not ok:
@@ -105,6 +111,7 @@ class PageData:
     n_chars: int = 0
     n_cid: int = 0
     error: Optional[str] = None
+    ocr: bool = False  # the lines came from OCR (no text layer)
 
 
 # --- entry point ---------------------------------------------------------------
@@ -213,9 +220,57 @@ def _read_page(page, number: int, settings: PdfSettings) -> PageData:
         boxes = [t.bbox for t in data.tables]
         body = [c for c in chars if not _inside(c, boxes) and not c["text"].startswith("(cid:")]
         data.lines = _build_lines(body, number, settings)
+        if data.n_chars == 0 and settings.ocr and ocr_available():
+            data.lines = _ocr_lines(page, number, settings)
+            data.ocr = bool(data.lines)
     except Exception as exc:  # one broken page must not lose the document
         data.error = f"{type(exc).__name__}: {exc}"
     return data
+
+
+def ocr_available() -> bool:
+    """Whether Debian's tesseract with the chi_sim language is installed (the optional OCR path)."""
+    if shutil.which("tesseract") is None:
+        return False
+    try:
+        out = subprocess.run(["tesseract", "--list-langs"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "chi_sim" in out.split()
+
+
+def _ocr_lines(page, number: int, settings: PdfSettings) -> list[Line]:
+    """Recognise a page without a text layer with tesseract (chi_sim+eng) into Lines in PDF points."""
+    scale = 72.0 / settings.ocr_resolution
+    img = page.to_image(resolution=settings.ocr_resolution).original
+    with tempfile.TemporaryDirectory() as tmp:
+        png = Path(tmp) / "page.png"
+        img.save(png)
+        tsv = subprocess.run(["tesseract", str(png), "-", "-l", "chi_sim+eng", "--psm", "6", "tsv"],
+                             capture_output=True, text=True, timeout=120).stdout
+    rows: dict[tuple, list[dict]] = {}
+    for line in tsv.splitlines()[1:]:
+        f = line.split("\t")
+        if len(f) < 12 or not f[11].strip() or float(f[10]) < 0:
+            continue
+        key = (f[2], f[3], f[4])  # block, paragraph, line
+        rows.setdefault(key, []).append({"text": f[11], "left": int(f[6]), "top": int(f[7]),
+                                         "width": int(f[8]), "height": int(f[9])})
+    out = []
+    for words in rows.values():
+        words.sort(key=lambda w: w["left"])
+        text = clean_text(join_lines([" ".join(w["text"] for w in words)]))
+        text = re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef]) +(?=[\u3000-\u9fff\uff00-\uffef\d])|(?<=\d) +(?=[\u3000-\u9fff])", "", text)
+        if not text:
+            continue
+        x0 = min(w["left"] for w in words) * scale
+        x1 = max(w["left"] + w["width"] for w in words) * scale
+        top = min(w["top"] for w in words) * scale
+        bottom = max(w["top"] + w["height"] for w in words) * scale
+        out.append(Line(page=number, text=text, x0=x0, x1=x1, top=top, bottom=bottom,
+                        size=round(bottom - top, 1), bold=False))
+    out.sort(key=lambda l: (l.top, l.x0))
+    return out
 
 
 def _inside(c: dict, boxes: list) -> bool:
@@ -337,6 +392,9 @@ def _flag_pages(pages: list[PageData], path: Path, warnings: list[str]) -> list[
         elif p.n_cid:
             warnings.append(message("W003", page=p.number, path=str(path)))
             flagged.append({"page": p.number, "reason": "cid", "cid_glyphs": p.n_cid, "chars": p.n_chars})
+        elif p.ocr:
+            warnings.append(message("W009", page=p.number, path=str(path)))
+            flagged.append({"page": p.number, "reason": "ocr", "lines": len(p.lines)})
         elif p.n_chars == 0:
             warnings.append(message("W004", page=p.number, path=str(path)))
             flagged.append({"page": p.number, "reason": "no_text"})
