@@ -255,13 +255,15 @@ def _ocr_lines(page, number: int, settings: PdfSettings) -> list[Line]:
             continue
         key = (f[2], f[3], f[4])  # block, paragraph, line
         rows.setdefault(key, []).append({"text": f[11], "left": int(f[6]), "top": int(f[7]),
-                                         "width": int(f[8]), "height": int(f[9])})
+                                         "width": int(f[8]), "height": int(f[9]), "conf": float(f[10])})
     out = []
     for words in rows.values():
+        if sum(w["conf"] for w in words) / len(words) < 50:
+            continue  # rules, boxes and stains come back as low-confidence noise
         words.sort(key=lambda w: w["left"])
         text = clean_text(join_lines([" ".join(w["text"] for w in words)]))
         text = re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef]) +(?=[\u3000-\u9fff\uff00-\uffef\d])|(?<=\d) +(?=[\u3000-\u9fff])", "", text)
-        if not text:
+        if len(re.findall(r"[\w\u4e00-\u9fff]", text)) < 2:
             continue
         x0 = min(w["left"] for w in words) * scale
         x1 = max(w["left"] + w["width"] for w in words) * scale
