@@ -52,6 +52,8 @@ _BOOK = re.compile(r"《([^》]{2,60})》")
 _ARTICLE = regex.compile(r"第([零〇一二两三四五六七八九十百千\d]+)条")
 # question words, quantities and fillers that jieba leaves as tokens (几个, 两年, 能休, 30个)
 _NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能否|可否)|^[{CN_NUMERALS}\d.]+[个名次年月日天周岁元万亿%]*$")
+_ASKED_ATTR = re.compile(r"对(?:于)?([\u4e00-\u9fff]{2,6})(?:有什么|有哪些|有何)(?:要求|规定|限制)|"
+                         r"在([\u4e00-\u9fff]{2,10})上有什么(?:要求|规定|限制)")
 _YEAR = re.compile(r"((?:19|20)\d{2})年")
 _ANAPHORA = re.compile(r"^(为什么|那|这|它|其|该|此|上述|那么|还有|另外|如果)|为什么是|[的呢]呢?[？?]?$|呢[？?]?$")
 
@@ -149,6 +151,9 @@ class QueryAnalyzer:
         m = _ARTICLE.search(question)
         if m:
             q.article_hint = f"第{m.group(1)}条"
+        attr = _ASKED_ATTR.search(question)
+        if attr:  # 对年龄有什么要求: the evidence must speak of 年龄
+            q.constraints["asked_attribute"] = next(g for g in attr.groups() if g)
         quoted = _QUOTED.findall(question)
         if quoted:
             q.entities.extend(quoted)

@@ -135,9 +135,12 @@ class Orchestrator:
                 found.reasons.append(f"问题指明了文件和条款（{query.article_hint}）")
             why = None
             quoted = [e for e in query.constraints.get("quoted") or [] if e in query.weights]
+            attr = query.constraints.get("asked_attribute")
+            full = text + "".join(b.text for b, _, _, _ in found.evidence)
             missing = [e for e in quoted if e not in text and e not in context]
+            missing += [attr] if attr and attr not in full and attr not in context else []
             if missing and not found.exact:
-                why = f"{found.method} 的证据不含问题引号中的「{'、'.join(missing)}」"
+                why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \
                     and not found.exact:
                 why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）"

@@ -18,7 +18,7 @@ from .errors import LoopAgentError
 from .rules import Field, RuleSet, register_schema
 from .store import Store
 from .text import split_sentences
-from .tokenize import get_tokenizer
+from .tokenize import get_tokenizer, index_tokens
 from .types import Block, Candidate, Query
 
 TRIGGERS = ("must", "any", "cooccur", "penalty")
@@ -37,6 +37,18 @@ register_schema("structure_hint", {
 }, check=lambda r: None if (r.get("block_types") or r.get("cue")) else "give block_types, cue or both")
 
 
+def _longest_shared(question: str, text: str) -> str:
+    """The longest run of word characters the question shares with ``text``."""
+    best = ""
+    n = len(question)
+    for i in range(n):
+        j = i + len(best) + 1
+        while j <= n and re.fullmatch(r"[\w\u4e00-\u9fff]+", question[i:j]) and question[i:j] in text:
+            best = question[i:j]
+            j += 1
+    return best
+
+
 register_schema("prefilter_case", {})  # examples only: {question, blocks, entities?} -> expected order
 
 
@@ -48,6 +60,8 @@ def hint_applies(rule: dict, qtype: str, block_type: str, text: str, rx=None) ->
         return True
     cue = rule.get("cue")
     return bool(cue and (rx or re.compile(cue)).search(text))
+_VALIDITY = re.compile(r"(还|是否|仍然?|现在|目前|依然).{0,4}(有效|适用|施行)|失效|废止|作废")
+_BOOK = re.compile(r"《([^》]{2,60})》")
 _LEAD_END = re.compile(r"[：:]\s*$")
 _STRUCT = re.compile(r"(第[零〇一二三四五六七八九十百千\d]+[章节条])|(附[录件][\dA-Z一二三四五六七八九十]*)|([表图]\s*[\d一二三四五六七八九十]+(?:[-.]\d+)?)")
 
@@ -148,6 +162,18 @@ class Prefilter:
             if b in direct:
                 score += 2.0
                 breakdown["direct"] = True
+            phrase = _longest_shared(query.text, b.text)
+            rest = phrase
+            for t in sorted(query.weights, key=len, reverse=True):
+                rest = rest.replace(t, "")
+            # the question repeats the document's construction (处分分为, 是指), not just its nouns
+            if len(phrase) >= 4 and rest:
+                score *= 1 + 0.08 * min(len(phrase) - 3, 8)
+                breakdown["phrase"] = phrase
+            quoted = query.constraints.get("quoted") or []
+            if quoted and not any(q in b.text or q in " ".join(b.section) for q in quoted):
+                score *= 0.6
+                breakdown["lacks_quoted"] = True
             named = query.constraints.get("doc_ids")
             if named and b.doc_id not in named:
                 score *= 0.3
@@ -282,10 +308,16 @@ class Prefilter:
                        "must_missing": must_missing}
 
     def _direct(self, query: Query) -> list[Block]:
-        """Blocks named by the question: 第X条 (of the named documents)."""
-        if not query.article_hint:
-            return []
+        """Blocks named by the question: 第X条 of the named documents, and for 《X》还有效吗 the
+        provisions of other documents that cite 《X》 with 废止 (the repeal is elsewhere)."""
         out: list[Block] = []
-        for doc_id in query.constraints.get("doc_ids") or []:
-            out += self.store.clause_blocks(doc_id, query.article_hint)
+        if query.article_hint:
+            for doc_id in query.constraints.get("doc_ids") or []:
+                out += self.store.clause_blocks(doc_id, query.article_hint)
+        if query.qtype == "yesno" and _VALIDITY.search(query.text):
+            for name in _BOOK.findall(query.text):
+                expr = " ".join(f'"{t}"' for t in index_tokens(name).split()[:8]) + ' "废止"'
+                hits = self.store.search(expr, limit=10)
+                blocks = self.store.blocks_by_rid([r for r, _ in hits])
+                out += [b for b in blocks.values() if f"《{name}》" in b.text and "废止" in b.text]
         return out
