@@ -231,9 +231,12 @@ class Orchestrator:
         """What an answer may lean on: (the evidence blocks and a list's lead, the title and section path)."""
         c = found.anchor.candidate
         context = c.title + "\n" + " ".join(c.block.section)
+        lead_text = found.evidence[0][0].text
+        # an article the evidence cites (不受本法第四十一条规定的限制) is part of what it says
+        context += "\n" + self._cited(c.block.doc_id, lead_text + found.anchor.sentence.text)
         if found.method in ("template:list.items", "template:count.items") and len(found.evidence) > 1:
             # a list answer leans on its lead sentence; the items do not make the question's words appear
-            return found.evidence[0][0].text, context
+            return lead_text, context
         parts = [c.block.text] + [b.text for b, _, _, _ in found.evidence]
         if self.settings.article_scope and c.block.clause and c.block.type != "table":
             parts += [b.text for b in self.store.clause_blocks(c.block.doc_id, c.block.clause)[:12]]
@@ -242,6 +245,13 @@ class Orchestrator:
             if lead is not None:
                 parts.append(lead.text)
         return "\n".join(parts), context
+
+    def _cited(self, doc_id: str, text: str) -> str:
+        """Text of the articles of the same document that ``text`` cites as 本法/本条例第X条 (at most 3)."""
+        out = []
+        for label in list(dict.fromkeys(_CITED.findall(text)))[:3]:
+            out += [b.text for b in self.store.clause_blocks(doc_id, label)[:4]]
+        return "\n".join(out)
 
     def _anchors(self, query: Query, cands) -> list[Anchor]:
         """Stage 2: parser-based anchors merged with lexical ones (the parser is soft evidence)."""
@@ -344,6 +354,7 @@ class Orchestrator:
                       evidence=_evidence(found), method=found.method, confidence=conf, reasoning=reasons)
 
 
+_CITED = re.compile(r"(?:本法|本条例|本规定|本办法)(第[零一二两三四五六七八九十百千]+条)")
 _TYPE_CUES = {"definition": re.compile(r"是指|系指|所称")}
 _VALIDITY = re.compile(r"(还|是否|仍然?|现在|目前|依然).{0,4}(有效|适用|施行)|失效|废止|作废")
 _BOOK = re.compile(r"《([^》]{2,60})》")
