@@ -332,4 +332,11 @@ def doc_names(title: str, source: str) -> list[str]:
     names = [title, _short(title)]
     stem = re.sub(r"[（(]\d{4}-\d{2}-\d{2}[)）]$", "", source.rsplit("/", 1)[-1].rsplit(".", 1)[0])
     names.append(stem)
+    # Latin tokens of a file name name a product or company (onero_actuator_manual_zh.pdf → onero)
+    names += [t for t in re.split(r"[_\-\s.]+", stem) if re.fullmatch(r"[A-Za-z][A-Za-z0-9]{3,}", t)
+              and t.lower() not in _GENERIC_STEM_WORDS]
     return [n for n in dict.fromkeys(names) if n and len(n) >= 3]
+
+
+_GENERIC_STEM_WORDS = {"manual", "guide", "protocol", "handbook", "employee", "operations", "final", "draft",
+                       "copy", "version", "document", "report", "policy", "notice", "rules", "standard"}

@@ -230,7 +230,7 @@ class Orchestrator:
     def scope(self, found: Found) -> tuple[str, str]:
         """What an answer may lean on: (the evidence blocks and a list's lead, the title and section path)."""
         c = found.anchor.candidate
-        context = c.title + "\n" + " ".join(c.block.section)
+        context = c.title + "\n" + c.source + "\n" + " ".join(c.block.section)
         lead_text = found.evidence[0][0].text
         # an article the evidence cites (不受本法第四十一条规定的限制) is part of what it says
         context += "\n" + self._cited(c.block.doc_id, lead_text + found.anchor.sentence.text)
