@@ -504,6 +504,13 @@ class Extractor:
 
     def _s_yesno(self, query: Query, anchor: Anchor) -> Optional[Found]:
         sent = anchor.sentence.text
+        limit = _limit_check(query.constraints.get("quantities") or [], sent)
+        cond = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
+        if limit is not None and cond >= 0:  # 可以约定两次试用期吗 vs 只能约定一次试用期: the number decides
+            ok, why = limit
+            return Found(value={"kind": "boolean", "value": ok}, answer=f"{'是' if ok else '否'}。依据：{sent}",
+                         method="template:yesno.limit", anchor=anchor, evidence=[self._ev(anchor)],
+                         score=1.3 + 0.5 * cond, reasons=[f"数量比较：{why}"])
         pol = polarity_of(_asked_clause(query, sent))
         if pol is None:
             return None
@@ -521,6 +528,11 @@ class Extractor:
         shared = longest_common(query.text, sent)
         if len(shared) < 3:
             return None  # the provision must name what is asked about, not just share loose words
+        pred = _ASKED_PREDICATE.search(query.text)
+        if pred:  # 能否安排夜班劳动: the provision must speak of 安排夜班劳动, not of 安排哺乳时间
+            asked = re.sub(r"[“”\"「」]", "", pred.group(1))
+            if len(longest_common(asked, sent)) < min(4, len(asked)):
+                return None
         score = 0.6 + 0.5 * abs(cm) + 0.03 * min(len(shared), 12)
         reasons.append(f"共同表述：「{shared}」")
         return Found(value={"kind": "boolean", "value": yes}, answer=f"{head}。依据：{sent}", method="template:yesno.modal",
@@ -700,6 +712,37 @@ _MULTI = re.compile(r"分别|各(?:是|为|有|自)?(?:多少|几|什么)|[？?]
 def is_multipart(question: str) -> bool:
     """True when the question asks for several values at once (分别…, two question marks…)."""
     return bool(_MULTI.search(question))
+
+
+_MAX_CUE = re.compile(r"(只能|不得超过|不超过|最多|最长|至多|不得多于)[\u4e00-\u9fff]{0,4}$")
+_MIN_CUE = re.compile(r"(不得少于|不少于|至少|最少|不低于|不得低于)[\u4e00-\u9fff]{0,4}$")
+
+
+def _limit_check(question_quantities: list[dict], sent: str) -> Optional[tuple[bool, str]]:
+    """Compare a quantity in the question with a limit in the provision (只能一次, 不得超过二年, 不少于3年).
+
+    Returns (within the limit, explanation) or None when the provision states no limit in that unit.
+    """
+    for q in question_quantities:
+        for m in find_quantities(sent):
+            if m["unit"] != q["unit"] or not m["unit"]:
+                continue
+            if _clause_at(sent, (m["start"], m["end"])).endswith("的"):
+                continue  # 三个月以上不满一年的: a condition of the provision, not its limit
+            before = sent[max(0, m["start"] - 10):m["start"]]
+            mx = _MAX_CUE.search(before) or re.search(r"^(以内|之内|以下)", sent[m["end"]:m["end"] + 2])
+            mn = _MIN_CUE.search(before) or re.search(r"^(以上)", sent[m["end"]:m["end"] + 2])
+            if mx and not mn:
+                ok = q["number"] <= m["number"]
+                return ok, f"问题中的{q['text']}{'未超过' if ok else '超过'}条款上限{m['text']}"
+            if mn and not mx:
+                ok = q["number"] >= m["number"]
+                return ok, f"问题中的{q['text']}{'达到' if ok else '未达到'}条款下限{m['text']}"
+    return None
+
+
+_ASKED_PREDICATE = re.compile(r"(?:能否|是否|可否|能不能|可不可以|需不需要|要不要|算不算|会不会)(?:应当|可以|必须|需要|要)?"
+                              r"([^，。？?！!吗呢]{2,20})")
 
 
 def _asked_clause(query: Query, sent: str) -> str:
