@@ -10,20 +10,8 @@ from __future__ import annotations
 from typing import Optional
 
 from .extract import condition_match
-from .text import split_sentences
-from .types import Anchor, Block, Candidate, Query, Sentence
-
-
-def block_sentences(block: Block) -> list[Sentence]:
-    """Sentences of a block; a table's rows ('header：cell；…' lines) are its sentences."""
-    if block.type == "table":
-        out, pos = [], 0
-        for line in block.text.split("\n"):
-            if line.strip():
-                out.append(Sentence(line, pos, pos + len(line)))
-            pos += len(line) + 1
-        return out
-    return split_sentences(block.text)
+from .text import block_sentences
+from .types import Anchor, Candidate, Query
 
 
 def coverage(query: Query, text: str, context: str = "", syn_weight: float = 0.6,

@@ -20,7 +20,7 @@ import regex
 from .numbers import canonical_unit, cn_number, find_quantities, grounded, norm_for_match
 from .rules import Field, RuleSet, register_schema
 from .store import Store
-from .text import split_sentences
+from .text import block_sentences, split_sentences
 from .types import Anchor, Block, Candidate, Evidence, Query, Sentence
 
 PLACEHOLDERS = {
@@ -567,7 +567,7 @@ class Extractor:
         if not picked or len(picked) > 4:
             return None
         named_cols = [j for j, h in enumerate(header) if len(h) >= 2 and h in plain]
-        lines = {s.text: s for s in _table_lines(block)}
+        lines = {s.text: s for s in block_sentences(block)}
         pieces, values, evidence = [], [], []
         for row, key in picked:
             cols = named_cols or [j for j, c in enumerate(row) if re.search(r"\d", c)]
@@ -676,15 +676,6 @@ _ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几�
 
 
 _ASIDE_Q = re.compile(r"[（(][^（）()]{2,40}[）)]")
-
-
-def _table_lines(block: Block) -> list[Sentence]:
-    out, pos = [], 0
-    for line in block.text.split("\n"):
-        if line.strip():
-            out.append(Sentence(line, pos, pos + len(line)))
-        pos += len(line) + 1
-    return out
 
 
 def _cell_value(cell: str) -> dict:

@@ -19,7 +19,7 @@ from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import ExtractSettings, Extractor, Found, condition_match, render_value
 from .numbers import grounded
-from .prefilter import Prefilter, PrefilterSettings
+from .prefilter import _BOOK, _VALIDITY, Prefilter, PrefilterSettings
 from .rules import RuleSet
 from .store import Store
 from .text import split_sentences
@@ -356,8 +356,6 @@ class Orchestrator:
 
 _CITED = re.compile(r"(?:本法|本条例|本规定|本办法)(第[零一二两三四五六七八九十百千]+条)")
 _TYPE_CUES = {"definition": re.compile(r"是指|系指|所称")}
-_VALIDITY = re.compile(r"(还|是否|仍然?|现在|目前|依然).{0,4}(有效|适用|施行)|失效|废止|作废")
-_BOOK = re.compile(r"《([^》]{2,60})》")
 
 
 def _evidence(found: Found) -> list[Evidence]:

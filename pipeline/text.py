@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .types import Sentence
+from .types import Block, Sentence
 
 # Characters that close a sentence in Chinese legal text. '；' separates the
 # coordinated provisions of one 款, which questions address one at a time.
@@ -86,3 +86,15 @@ def _emit(text: str, start: int, end: int, out: list[Sentence]) -> None:
         stop -= 1
     if stop > start:
         out.append(Sentence(text=text[start:stop], start=start, end=stop))
+
+
+def block_sentences(block: Block) -> list[Sentence]:
+    """Sentences of a block; a table's rows ('header：cell；…' lines) are its sentences."""
+    if block.type == "table":
+        out, pos = [], 0
+        for line in block.text.split("\n"):
+            if line.strip():
+                out.append(Sentence(line, pos, pos + len(line)))
+            pos += len(line) + 1
+        return out
+    return split_sentences(block.text)

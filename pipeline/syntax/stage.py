@@ -224,16 +224,8 @@ def anchors_trace(anchors: list[Anchor]) -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def _shared_helpers():
-    """The project's sentence units (table rows count as sentences) and numeric-condition check.
-
-    They live with the lexical selection (pipeline.anchors) and stage 3 (pipeline.extract);
-    without them stage 2 falls back to plain sentence splitting and no condition score.
-    """
-    try:
-        from ..anchors import block_sentences
-    except ImportError:
-        def block_sentences(block):
-            return split_sentences(block.text)
+    """The project's sentence units (table rows count as sentences) and stage 3's numeric-condition check."""
+    from ..text import block_sentences
     try:
         from ..extract import condition_match
     except ImportError:
