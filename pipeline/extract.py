@@ -425,6 +425,8 @@ class Extractor:
                     continue  # a number inside a condition (…不满三年的) is not the answer
                 if not grounded(_clause_at(sent, span), sent):
                     continue
+                if _direction_conflict(query.text, _clause_at(sent, span)):
+                    continue  # 上限 asked, 不得低于 stated (or the other way round)
                 cm = condition_match(query.constraints.get("quantities") or [], _clause_before(sent, span),
                                      query.constraints.get("ranges"))
                 score = t.priority / 100.0 + _proximity(query, sent, span) + 0.8 * cm
@@ -445,7 +447,11 @@ class Extractor:
         # the answer quotes the whole provision sentence, so qualifications (但最高不得超过…) stay with the value
         answer = _answer_text(query, value, clause) if value.get("kind") == "count" else sent
         values = [value]
-        if is_multipart(query.text):
+        # a tiered provision (…三个月以上不满一年的，…；…一年以上不满三年的，…) asked without the
+        # condition that picks a tier: give every tier rather than the first one
+        tiered = (_clause_before(sent, span).find("的，") >= 0 and bool(range_conditions(_clause_before(sent, span)))
+                  and not query.constraints.get("quantities") and not query.constraints.get("ranges"))
+        if is_multipart(query.text) or tiered:
             block = anchor.candidate.block
             for other in split_sentences(block.text):
                 if other.start == anchor.sentence.start or len(values) >= 4:
@@ -767,7 +773,25 @@ def longest_common(a: str, b: str) -> str:
 
 _ASKS_ARTICLE = re.compile(r"第几条|哪一条|哪条|哪一款|第几款")
 _ASKS_RATE = re.compile(r"[^效]率|比例|百分之几|百分之多少|百分比|几成")
+_ASKS_YUAN = re.compile(r"多少元|几元|多少钱|多少万元|多少块")
 _ASKS_MONEY = re.compile(r"多少钱|多少元|几元|金额|罚款|罚多少|费用|工资是多少")
+
+
+_ASK_MAX = re.compile(r"上限|最高|最多|最长|至多|不能超过|不得超过|封顶")
+_ASK_MIN = re.compile(r"下限|最低|最少|最短|至少|不能低于|不得低于|起码")
+_SAYS_MAX = re.compile(r"不得超过|不超过|不得高于|不高于|以下|以内|之内|最高|最多|最长|至多|上限|封顶")
+_SAYS_MIN = re.compile(r"不得低于|不低于|不得少于|不少于|以上|至少|最低|最少|最短|下限")
+
+
+def _direction_conflict(question: str, around: str) -> bool:
+    """The question asks for an upper bound and the provision states a lower one, or vice versa."""
+    ask_max, ask_min = bool(_ASK_MAX.search(question)), bool(_ASK_MIN.search(question))
+    if ask_max == ask_min:
+        return False
+    says_max, says_min = bool(_SAYS_MAX.search(around)), bool(_SAYS_MIN.search(around))
+    if says_max == says_min:
+        return False
+    return ask_max != says_max
 
 
 def _unit_ok(query: Query, value: dict) -> bool:
@@ -779,6 +803,8 @@ def _unit_ok(query: Query, value: dict) -> bool:
     if _ASKS_RATE.search(query.text) and value.get("kind") in ("money", "number", "range", "duration") \
             and unit not in ("%", "‰", "倍"):
         return False
+    if _ASKS_YUAN.search(query.text) and unit not in ("元",) and value.get("kind") != "count":
+        return False  # 每月多少元 wants an amount, not 百分之八十
     if _ASKS_MONEY.search(query.text) and not _ASKS_RATE.search(query.text) \
             and value.get("kind") in ("number", "duration") and unit not in ("元", "倍", "%"):
         return False

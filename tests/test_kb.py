@@ -134,3 +134,18 @@ def test_count_change_and_enumeration(tmp_path):
     assert a.method == "template:count.adjusted"
     b = kb.ask("会议费分为几类？")
     assert b.value["number"] == 3 and b.value["kind"] == "count"
+
+
+def test_tiered_provision_without_the_deciding_condition_gives_every_tier(example_kb):
+    a = example_kb.ask("试用期最长多久？")
+    assert a.value == {"kind": "list", "items": ["1月", "2月", "6月"]}
+    assert [e.section[-1] for e in a.evidence] == ["第十九条"] * 3
+
+
+@pytest.mark.parametrize("question", [
+    "住房公积金的缴存比例上限是百分之几？",        # the regulation states only a lower bound
+    "劳动合同法规定的最低工资标准是每月多少元？",  # a percentage is no amount in 元
+    "用人单位应当提前多少天支付下个月的工资？",    # 下个月 is nowhere in the documents
+])
+def test_near_miss_questions_are_refused(example_kb, question):
+    assert example_kb.ask(question).status == "not_found"
