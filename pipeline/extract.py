@@ -510,6 +510,8 @@ class Extractor:
 
     def _s_yesno(self, query: Query, anchor: Anchor) -> Optional[Found]:
         sent = anchor.sentence.text
+        if _LEAD_END.search(sent) and anchor.candidate.block.type != "list_item":
+            return self._yesno_items(query, anchor)
         limit = _limit_check(query.constraints.get("quantities") or [], sent)
         cond = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
         if limit is not None and cond >= 0:  # 可以约定两次试用期吗 vs 只能约定一次试用期: the number decides
@@ -543,6 +545,33 @@ class Extractor:
         reasons.append(f"共同表述：「{shared}」")
         return Found(value={"kind": "boolean", "value": yes}, answer=f"{head}。依据：{sent}", method="template:yesno.modal",
                      anchor=anchor, evidence=[self._ev(anchor)], score=score, reasons=reasons)
+
+    def _yesno_items(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """…有下列情形之一的，视同工伤： — the answer is the item the asked situation falls under, if any."""
+        lead, items = self.list_items(anchor.candidate.block)
+        if len(items) < 2 or lead is None:
+            return None
+        total = sum(query.weights.values()) or 1.0
+        quantities = query.constraints.get("quantities") or []
+
+        def fit(b: Block) -> float:
+            got = sum(w for t, w in query.weights.items()
+                      if t in b.text or any(x in b.text for x in query.expansions.get(t, [])))
+            return got / total + 0.5 * condition_match(quantities, b.text, query.constraints.get("ranges"))
+
+        best = max(items, key=fit)
+        if fit(best) < 0.3 or condition_match(quantities, best.text, query.constraints.get("ranges")) < 0:
+            return None  # no item clearly describes the asked situation: do not guess
+        pol = polarity_of(lead.text)
+        if pol is None:
+            return None
+        lead_sent = split_sentences(lead.text)[-1]
+        c = anchor.candidate
+        return Found(value={"kind": "boolean", "value": pol},
+                     answer=f"{'是' if pol else '否'}。依据：{lead_sent.text}{best.text}", method="template:yesno.item",
+                     anchor=anchor, evidence=[(lead, lead_sent, c.title, c.source),
+                                              (best, Sentence(best.text, 0, len(best.text)), c.title, c.source)],
+                     score=1.0 + fit(best), reasons=[f"匹配模式：yesno.item（{best.meta.get('label', '')}）"])
 
     def _s_sentence(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """Quote the anchor sentence (who/procedure/definition/exception answers are provisions)."""
@@ -738,6 +767,7 @@ def _limit_check(question_quantities: list[dict], sent: str) -> Optional[tuple[b
     return None
 
 
+_LEAD_END = re.compile(r"(下列|如下)[^。]*[：:]\s*$")
 _ASKED_PREDICATE = re.compile(r"(?:能否|是否|可否|能不能|可不可以|需不需要|要不要|算不算|会不会)(?:应当|可以|必须|需要|要)?"
                               r"([^，。？?！!吗呢]{2,20})")
 
