@@ -38,7 +38,7 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: float = 0.6
 
 
 def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
-                    blocks: Optional[int] = 20) -> list[Anchor]:
+                    blocks: Optional[int] = 40) -> list[Anchor]:
     """Best sentences of the top candidate blocks by lexical coverage, best first."""
     out: list[Anchor] = []
     top = candidates[:blocks] if blocks else candidates

@@ -312,7 +312,7 @@ def polarity_of(text: str) -> Optional[bool]:
 class ExtractSettings:
     """Knobs of stage 3."""
 
-    anchors_tried: int = 12
+    anchors_tried: int = 20  # the ranked anchors plus the cue anchors appended after them
     window_before: int = 2
     window_after: int = 3
     min_coverage: float = 0.45   # share of the question's term weight the evidence must contain

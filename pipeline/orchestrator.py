@@ -284,7 +284,7 @@ class Orchestrator:
         if cue is None:
             return []
         out = []
-        for c in cands[:15]:
+        for c in cands[:30]:
             for s in split_sentences(c.block.text):
                 if cue.search(s.text) and (c.block.block_id, s.start) not in seen:
                     out.append(Anchor(candidate=c, sentence=s, score=0.5, pattern=None, details={"cue": cue.pattern}))
@@ -355,7 +355,7 @@ class Orchestrator:
 
 
 _CITED = re.compile(r"(?:本法|本条例|本规定|本办法)(第[零一二两三四五六七八九十百千]+条)")
-_TYPE_CUES = {"definition": re.compile(r"是指|系指|所称")}
+_TYPE_CUES = {"definition": re.compile(r"是指|系指|所称"), "count": re.compile(r"分为|分成|划分为|包括下列|由下列")}
 
 
 def _evidence(found: Found) -> list[Evidence]:
