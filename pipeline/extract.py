@@ -691,9 +691,19 @@ class Extractor:
         if m:
             return Found(value={"kind": "text", "text": m.group(0)}, answer=sent, method="template:exception.but",
                          anchor=anchor, evidence=[self._ev(anchor)], score=0.6, reasons=["匹配模式：exception.but"])
+        # the rule, then its exception in the next sentence (…不再给予行政处罚；涉及…的，上述期限延长至五年)
+        sents = split_sentences(anchor.candidate.block.text)
+        idx = next((i for i, x in enumerate(sents) if x.start == anchor.sentence.start), None)
+        if idx is not None and idx + 1 < len(sents) and _EXCEPTION_NEXT.search(sents[idx + 1].text):
+            nxt = sents[idx + 1]
+            return Found(value={"kind": "text", "text": nxt.text}, answer=sent + nxt.text,
+                         method="template:exception.following", anchor=anchor,
+                         evidence=[self._ev(anchor), self._ev(anchor, anchor.candidate.block, nxt)], score=0.7,
+                         reasons=["匹配模式：exception.following（规则后一句的例外）"])
         return None
 
 
+_EXCEPTION_NEXT = re.compile(r"^(但|但是)|上述(期限|规定)|前款规定|除外|另有规定|不适用|延长至|不受")
 _PROVISION_TYPES = ("condition", "procedure", "exception", "list")
 
 # type -> strategies tried on each anchor, in order

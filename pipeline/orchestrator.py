@@ -355,7 +355,10 @@ class Orchestrator:
 
 
 _CITED = re.compile(r"(?:本法|本条例|本规定|本办法)(第[零一二两三四五六七八九十百千]+条)")
-_TYPE_CUES = {"definition": re.compile(r"是指|系指|所称"), "count": re.compile(r"分为|分成|划分为|包括下列|由下列")}
+_TYPE_CUES = {"definition": re.compile(r"是指|系指|所称"), "count": re.compile(r"分为|分成|划分为|包括下列|由下列"),
+              "date": re.compile(r"起施行|起实施|起生效|日前|之前"),
+              "who": re.compile(r"负责|主管|由[^，。；]{1,20}(?:承担|实施|办理|审批|决定)"),
+              "exception": re.compile(r"除外|除[^，。；]{1,30}外|不适用|但是")}
 
 
 def _evidence(found: Found) -> list[Evidence]:
