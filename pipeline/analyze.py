@@ -282,7 +282,8 @@ class QueryAnalyzer:
                     extra = [d for d in docs if d != u]
                     # key by the question term that holds the user word when that term is a jieba
                     # fragment (做产检 holds 产检), not when it is a word of its own (证券公司 ≠ 公司)
-                    key = u if u in terms else next((t for t in terms if u in t and not is_content_word(t)), u)
+                    key = u if u in terms else next(
+                        (t for t in terms if (u in t and not is_content_word(t)) or (t in u and len(t) >= 2)), u)
                     if extra:
                         out.setdefault(key, [])
                         out[key] += [d for d in extra if d not in out[key]]

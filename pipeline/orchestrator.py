@@ -146,6 +146,8 @@ class Orchestrator:
                 why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）"
             elif not grounded(_numbers_only(found), ev_text):
                 why = f"{found.method} 的数值未在证据中出现"
+            if not why:
+                self._add_cited_evidence(query, found)
             if why:
                 if trace_obj is not None:
                     trace_obj.setdefault("extract", {}).setdefault("rejected", []).append(
@@ -246,10 +248,28 @@ class Orchestrator:
                 parts.append(lead.text)
         return "\n".join(parts), context
 
+    def _add_cited_evidence(self, query: Query, found: Found) -> None:
+        """A penalty for 违反本规定第七条 is only half the story: the cited article that holds the asked
+        topic (产假) joins the evidence, so the reader sees both provisions."""
+        blk = found.anchor.candidate.block
+        answer_text = "".join(s.text for _, s, _, _ in found.evidence)
+        missing = [t for t in query.weights if t not in answer_text and len(t) >= 2]
+        if not missing:
+            return
+        labels = [a for run in _CITED_RUN.findall(found.anchor.sentence.text) for a in _ARTICLE_LABEL.findall(run)]
+        for label in list(dict.fromkeys(labels))[:4]:
+            for b in self.store.clause_blocks(blk.doc_id, label)[:4]:
+                for sent in split_sentences(b.text):
+                    if any(t in sent.text for t in missing):
+                        found.evidence.append((b, sent, found.anchor.candidate.title, found.anchor.candidate.source))
+                        found.reasons.append(f"引用条款：{label}（{sent.text[:20]}…）")
+                        return
+
     def _cited(self, doc_id: str, text: str) -> str:
         """Text of the articles of the same document that ``text`` cites as 本法/本条例第X条 (at most 3)."""
         out = []
-        for label in list(dict.fromkeys(_CITED.findall(text)))[:3]:
+        labels = [a for run in _CITED_RUN.findall(text) for a in _ARTICLE_LABEL.findall(run)]
+        for label in list(dict.fromkeys(labels))[:4]:
             out += [b.text for b in self.store.clause_blocks(doc_id, label)[:4]]
         return "\n".join(out)
 
@@ -354,7 +374,10 @@ class Orchestrator:
                       evidence=_evidence(found), method=found.method, confidence=conf, reasoning=reasons)
 
 
-_CITED = re.compile(r"(?:本法|本条例|本规定|本办法)(第[零一二两三四五六七八九十百千]+条)")
+_N = "零一二两三四五六七八九十百千"
+# 本规定第六条第二款、第七条、第九条第一款 → 第六条, 第七条, 第九条
+_CITED_RUN = re.compile(rf"(?:本法|本条例|本规定|本办法)((?:第[{_N}]+条(?:第[{_N}]+[款项])*[、和及或者]*)+)")
+_ARTICLE_LABEL = re.compile(rf"第[{_N}]+条")
 _TYPE_CUES = {"definition": re.compile(r"是指|系指|所称"), "count": re.compile(r"分为|分成|划分为|包括下列|由下列"),
               "date": re.compile(r"起施行|起实施|起生效|日前|之前"),
               "who": re.compile(r"负责|主管|由[^，。；]{1,20}(?:承担|实施|办理|审批|决定)"),
