@@ -21,7 +21,7 @@ from .numbers import canonical_unit, cn_number, find_quantities, grounded, norm_
 from .rules import Field, RuleSet, register_schema
 from .store import Store
 from .text import block_sentences, split_sentences
-from .types import Anchor, Block, Candidate, Evidence, Query, Sentence
+from .types import Anchor, Block, Candidate, Query, Sentence
 
 PLACEHOLDERS = {
     "NUM": r"(?:\d+(?:,\d{3})*(?:\.\d+)?(?:[万亿])?|[零〇一二两三四五六七八九十百千万亿]+)",

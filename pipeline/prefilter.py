@@ -151,6 +151,8 @@ class Prefilter:
         if not blocks:
             return []
         top_bm = max(bm.values()) if bm else 1.0
+        # 第三章 / 附录A / 表2 named in the question: blocks inside that unit are boosted
+        units = [u for groups in _STRUCT.findall(query.text) for u in groups if u and not u.endswith("条")]
         hints = [(r, re.compile(r["cue"]) if r.get("cue") else None) for r in self.rules.get("structure_hint")]
         docs = {}
         cands: list[Candidate] = []
@@ -178,6 +180,10 @@ class Prefilter:
             if named and b.doc_id not in named:
                 score *= 0.3
                 breakdown["outside_named_doc"] = True
+            if units and any(u in " ".join(b.section) or b.text.startswith(u) or
+                             u in str(b.meta.get("caption", "")) for u in units):
+                score *= 1.5
+                breakdown["named_unit"] = True
             for rule, rx in hints:
                 if hint_applies(rule, query.qtype, b.type, b.text, rx):
                     score *= float(rule["boost"])

@@ -149,3 +149,10 @@ def test_tiered_provision_without_the_deciding_condition_gives_every_tier(exampl
 ])
 def test_near_miss_questions_are_refused(example_kb, question):
     assert example_kb.ask(question).status == "not_found"
+
+
+def test_a_named_chapter_boosts_its_blocks(example_kb):
+    a = example_kb.ask("劳动合同法第二章规定，试用期最长多久？", trace=True)
+    cands = a.trace["prefilter"]["candidates"]
+    assert cands[0]["section"][0] == "第二章 劳动合同的订立"
+    assert cands[0]["breakdown"]["named_unit"] is True

@@ -12,7 +12,6 @@ from contextlib import contextmanager
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Optional
 
 from ..errors import LoopAgentError

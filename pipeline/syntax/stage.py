@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..errors import LoopAgentError, message
-from ..text import split_sentences
 from ..types import Anchor, Candidate, Query, Sentence
 from .parser import BUILTIN, Parser
 from .patterns import DEFAULT_FILE, PatternSet, load_patterns
