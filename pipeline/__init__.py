@@ -3,7 +3,7 @@
     from pipeline import KnowledgeBase
     kb = KnowledgeBase("kb.sqlite")
     kb.ingest(["examples/docs"])
-    print(kb.ask("试用期最长多久？").to_dict())
+    print(kb.ask("年休假有几天？").to_dict())
 """
 from .errors import LoopAgentError
 from .kb import IngestReport, KnowledgeBase

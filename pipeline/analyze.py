@@ -119,7 +119,7 @@ class QueryAnalyzer:
     def qtype(self, question: str) -> tuple[str, Optional[str]]:
         """The question type and the id of the rule that decided it."""
         self._refresh()
-        plain = _ASIDE.sub("", question)  # （擅自收购烟叶等的处罚） explains, it does not ask
+        plain = _ASIDE.sub("", question)  # （…的处罚） explains, it does not ask
         for rule, rx in self._qtypes:
             if rx.search(plain):
                 return rule["type"], rule["id"]
@@ -183,7 +183,6 @@ class QueryAnalyzer:
             if e not in terms:
                 terms.append(e)
         q.terms = terms
-        q.constraints["focus"] = focus_terms(question, terms)
         q.expansions = self._expand(question, terms)
         q.weights = self._idf(terms, q.expansions)
         df = self.store.doc_freq(list(q.weights))
@@ -299,17 +298,6 @@ _VERBS = {"调整", "修订", "废止", "启用", "解除", "终止", "订立", 
 
 
 _ASIDE = re.compile(r"[（(][^（）()]{2,40}[）)]")
-_ASKING = re.compile(r"几|多少|多久|多长|多大|多远|什么|哪|怎么|怎样|如何|是否|能否|可否|吗|有没有|是不是|算不算|能不能|可不可以|何时|何种")
-
-
-def focus_terms(question: str, terms: list[str]) -> list[str]:
-    """The terms of the clause that asks (试用期最长能约定几个月 → 试用期, 约定): what must be in the evidence."""
-    clauses = [c for c in re.split(r"[，,。；;？?！!]", question) if c.strip()]
-    asking = [c for c in clauses if _ASKING.search(c)] or clauses[-1:]
-    out = []
-    for c in asking:
-        out += [t for t in terms if t in c and t not in out]
-    return out
 
 
 def _pos_factor(term: str) -> float:

@@ -38,7 +38,7 @@ class Messages:
             "retrain with `python scripts/train_parser.py all`) or install the named package "
             "(e.g. `pip install zh_core_web_sm-3.7.0.tar.gz`).")
     # ask / API (E3xx)
-    E301 = "Question is empty. Pass a question, e.g. `loopagent ask \"试用期最长多久？\"`."
+    E301 = "Question is empty. Pass a question, e.g. `loopagent ask \"年休假有几天？\"`."
     E302 = "Line {line} of {path} is not a JSON object with a \"question\" field: {detail}."
     E303 = "Settings field {name}={value!r} is invalid: {why}. Allowed: {allowed}."
     # generator (E4xx)

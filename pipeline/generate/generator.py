@@ -79,7 +79,7 @@ class Generator:
     """Phrases an answer from a distilled context with a local model and checks it against the context.
 
     >>> gen = Generator(GeneratorSettings(model_dir="models/qwen2.5-0.5b-int4"))
-    >>> r = gen.run("试用期最长多久？", distill(anchor, neighbours))
+    >>> r = gen.run("试用期不得超过多久？", distill(anchor, neighbours))
     >>> r.grounded, r.text
     (True, '不得超过一个月')
     """

@@ -23,7 +23,7 @@ Messages = list[dict[str, str]]
 def build_messages(question: str, context: str) -> Messages:
     """Chat messages for ``question`` over ``context``; the instruction is the last thing said.
 
-    >>> build_messages("试用期最长多久？", "试用期不得超过一个月。")[-1]["content"].endswith("未提及”。")
+    >>> build_messages("试用期不得超过多久？", "试用期不得超过一个月。")[-1]["content"].endswith("未提及”。")
     True
     """
     user = f"资料：\n{context.strip()}\n\n问题：{question.strip()}\n\n{INSTRUCTION}"
