@@ -211,9 +211,11 @@ def compile_templates(rules: list[dict]) -> list[Template]:
 
 
 # --- range conditions: "一年以上不满三年的" vs a quantity in the question ------------------
-_U = r"(?P<u>个月|月|年|日|天|周岁|岁|小时|人|元|万元|个工作日|工作日)"
+_U = r"(?P<u>个月|月|年|日|天|周岁|岁|小时|分钟|人|元|万元|个工作日|工作日)"
 _N = PLACEHOLDERS["NUM"]
 _RANGES = [
+    # 工作6-10年者, 迟到11-20分钟: an inclusive span, common in handbooks' graded tables
+    (regex.compile(rf"(?<![\d:：.])(?P<a>\d+)\s*(?:-|－|~|～|〜|至|到)\s*(?P<b>\d+)\s*{_U}"), "ab="),
     (regex.compile(rf"(?:满|已满)?(?P<a>{_N}){_U}以上(?:[，,])?(?:不满|不足|未满)(?P<b>{_N})(?P<u2>个月|月|年|日|天|周岁|岁|小时|人|元|万元)?"), "ab"),
     (regex.compile(rf"(?:满|已满)(?P<a>{_N}){_U}(?:[，,])?(?:不满|不足|未满)(?P<b>{_N})(?P<u2>个月|月|年|日|天|周岁|岁|小时|人|元|万元)?"), "ab"),
     (regex.compile(rf"(?:不满|不足|未满|少于|低于)(?P<b>{_N}){_U}"), "b"),
@@ -223,7 +225,8 @@ _RANGES = [
 ]
 _TO_BASE = {"年": ("t", 365.0), "月": ("t", 30.0), "个月": ("t", 30.0), "日": ("t", 1.0), "天": ("t", 1.0),
             "周": ("t", 7.0), "小时": ("h", 1.0), "周岁": ("age", 1.0), "岁": ("age", 1.0), "人": ("p", 1.0),
-            "元": ("y", 1.0), "万元": ("y", 10_000.0), "工作日": ("t", 1.0), "个工作日": ("t", 1.0)}
+            "元": ("y", 1.0), "万元": ("y", 10_000.0), "工作日": ("t", 1.0), "个工作日": ("t", 1.0),
+            "分钟": ("h", 1 / 60)}
 
 
 def _base(n: float, unit: str) -> Optional[tuple[str, float]]:
@@ -250,7 +253,7 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
             dim = (lo or hi or (None, 0))[0]
             if dim is None:
                 continue
-            out.append((dim, lo[1] if lo else -math.inf, hi[1] if hi else math.inf, kind == "b=", m.span()))
+            out.append((dim, lo[1] if lo else -math.inf, hi[1] if hi else math.inf, kind.endswith("="), m.span()))
             taken.append(m.span())
     return out
 

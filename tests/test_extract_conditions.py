@@ -1,0 +1,28 @@
+"""Numeric conditions: a question's quantity or range against a provision's tier."""
+import pytest
+
+from pipeline.extract import condition_match, range_conditions
+
+
+@pytest.mark.parametrize("text,quantity,expect", [
+    ("职工累计工作已满1年不满10年的，年休假5天", {"number": 12, "unit": "年"}, -1.0),
+    ("已满10年不满20年的，年休假10天", {"number": 12, "unit": "年"}, 1.0),
+    ("工作6-10年者年休假7天", {"number": 8, "unit": "年"}, 1.0),
+    ("工作6-10年者年休假7天", {"number": 11, "unit": "年"}, -1.0),
+    ("即迟到11-20分钟/次,扣款30元", {"number": 15, "unit": "分钟"}, 1.0),
+    ("在48小时之内经抢救无效死亡的", {"number": 30, "unit": "小时"}, 1.0),
+    ("用人单位有会员二十五人以上的，应当建立基层工会委员会", {"number": 30, "unit": "人"}, 1.0),
+    ("试用期不得超过二个月", {"number": 3, "unit": "月"}, 0.0),  # a limit, not a condition
+])
+def test_condition_match(text, quantity, expect):
+    assert condition_match([quantity], text) == expect
+
+
+def test_question_range_must_equal_the_tier():
+    q_ranges = [r[:4] + (list(r[4]),) for r in range_conditions("已满10年不满20年的")]
+    assert condition_match([], "已满10年不满20年的，年休假10天", q_ranges) == 1.0
+    assert condition_match([], "已满20年的，年休假15天", q_ranges) == -1.0
+
+
+def test_clock_times_are_not_ranges():
+    assert range_conditions("9:11-9:20到") == []
