@@ -16,6 +16,7 @@ import regex
 from .numbers import CN_DIGITS as CN_NUMERALS, find_quantities
 from .rules import Field, RuleSet, register_schema
 from .store import Store
+from .text import strip_asides
 from .tokenize import cut, get_tokenizer, is_content_word, is_word, pos_tag, stopwords
 from .types import Query
 
@@ -49,6 +50,7 @@ _ASK_WORDS = {"几", "多少", "多久", "多长", "最长", "最短", "最多",
               "修订版", "修正版", "变化", "不同", "区别", "差异", "有何", "前后", "新旧", "对比", "相比", "每年", "每月", "每天", "每日", "每次", "以上", "以下", "不满", "已满", "满", "不足", "超过", "一共", "总共", "合计", "多大", "多远", "还能", "还会", "之前", "以前", "以后", "之后"}
 _QUOTED = re.compile(r"[“\"「『]([^”\"」』]{2,30})[”\"」』]")
 _BOOK = re.compile(r"《([^》]{2,60})》")
+VALIDITY = re.compile(r"(还|是否|仍然?|现在|目前|依然).{0,4}(有效|适用|施行)|失效|废止|作废")
 _ARTICLE = regex.compile(r"第([零〇一二两三四五六七八九十百千\d]+)条")
 # question words, quantities and fillers that jieba leaves as tokens (几个, 两年, 能休, 30个)
 _NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能否|可否)|^[{CN_NUMERALS}\d.]+[个名次年月日天周岁元万亿%]*$")
@@ -83,6 +85,7 @@ class QueryAnalyzer:
         self._compiled_version = -1
         self._qtypes: list[tuple[dict, Any]] = []
         self._synonyms: list[tuple[list[str], list[str]]] = []
+        self._core_verbs: set[str] = set()
         self._syn_weight = 0.6
         self._names_gen: Any = None
         self._names: list[_DocName] = []
@@ -97,6 +100,9 @@ class QueryAnalyzer:
                 self._synonyms = [([str(w) for w in r["user"]], [str(w) for w in r["doc"]])
                                   for r in self.rules.get("synonyms")]
                 self._syn_weight = float(self.rules.settings("synonyms").get("weight", 0.6))
+                # the core verbs are the lexicon's core_verb tier (rules/lexicon.yaml), not a list of our own
+                self._core_verbs = {str(w) for r in self.rules.get("lexicon") if r["tier"] == "core_verb"
+                                    for w in r["words"]}
                 self._compiled_version = self.rules.version
             if self._names_gen != self.store.generation:
                 self._load_names()
@@ -119,7 +125,7 @@ class QueryAnalyzer:
     def qtype(self, question: str) -> tuple[str, Optional[str]]:
         """The question type and the id of the rule that decided it."""
         self._refresh()
-        plain = _ASIDE.sub("", question)  # （…的处罚） explains, it does not ask
+        plain = strip_asides(question)
         for rule, rx in self._qtypes:
             if rx.search(plain):
                 return rule["type"], rule["id"]
@@ -145,6 +151,8 @@ class QueryAnalyzer:
             q.doc_hint = named[0]
             q.reasons.append("文档限定：" + "、".join(dict.fromkeys(named)))
         self._apply_collection(q, collection)
+        if q.qtype == "yesno" and VALIDITY.search(question):  # 《X》还有效吗: the answer is X's repeal elsewhere
+            q.constraints["validity_of"] = _BOOK.findall(question) or ([q.doc_hint] if q.doc_hint else [])
         years = _YEAR.findall(question)
         if years:
             q.constraints["years"] = years
@@ -168,7 +176,7 @@ class QueryAnalyzer:
         for n in named:
             text_for_terms = text_for_terms.replace(n, " ")
         text_for_terms = _BOOK.sub(" ", text_for_terms)
-        text_for_terms = _ASIDE.sub(" ", text_for_terms)  # （…） asides clarify, they are not the topic
+        text_for_terms = strip_asides(text_for_terms, " ")
         stop = stopwords()
         terms: list[str] = []
         for tok in cut(text_for_terms):
@@ -184,8 +192,8 @@ class QueryAnalyzer:
                 terms.append(e)
         q.terms = terms
         q.expansions = self._expand(question, terms)
-        q.weights = self._idf(terms, q.expansions)
-        df = self.store.doc_freq(list(q.weights))
+        q.weights, df = self._idf(terms, q.expansions)
+        q.constraints["synonym_weight"] = self._syn_weight  # dictionaries/synonyms.yaml `weight`
         for e in q.entities:  # quoted terms are what the question is about…
             if df.get(e.lower(), 0) == 0 and len(e) > 4 and e in q.weights:
                 del q.weights[e]  # …unless it is the asker's own phrase (“上市成功才收费”): its words count instead
@@ -196,7 +204,7 @@ class QueryAnalyzer:
         tok = get_tokenizer()
         q.constraints["parts"] = {t: [p for p in tok.cut_for_search(t) if len(p) >= 2 and p != t]
                                   for t in q.weights if len(t) >= 4}
-        q.core_verb = next((t for t in terms if len(t) >= 2 and t in _VERBS), None)
+        q.core_verb = next((t for t in terms if len(t) >= 2 and t in self._core_verbs), None)
         q.entities.extend(t for t in terms if len(t) >= 3 and t not in q.entities)
 
         if previous is not None and (_ANAPHORA.search(question) or len(terms) <= 1):
@@ -252,7 +260,8 @@ class QueryAnalyzer:
             spans.append((i, i + len(n.name), n.name))
         return list(dict.fromkeys(found)), list(dict.fromkeys(named))
 
-    def _idf(self, terms: list[str], expansions: Optional[dict[str, list[str]]] = None) -> dict[str, float]:
+    def _idf(self, terms: list[str], expansions: Optional[dict[str, list[str]]] = None
+             ) -> tuple[dict[str, float], dict[str, int]]:
         """IDF weight per term from the store's FTS vocabulary (about 0.3 very common … 2.25 rare).
 
         A term the index has never seen cannot be matched as a token: it gets a low weight.
@@ -270,8 +279,8 @@ class QueryAnalyzer:
                 out[t] = 1.6 if is_content_word(t) else 0.3
                 continue
             idf = math.log(1 + (n - d + 0.5) / (d + 0.5))
-            out[t] = round((min(idf, 8.0) / 4.0 + 0.25) * _pos_factor(t), 3)
-        return out
+            out[t] = round((min(idf, 8.0) / 4.0 + 0.25) * _pos_factor(t, self._core_verbs), 3)
+        return out, df
 
     def _expand(self, question: str, terms: list[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -288,22 +297,14 @@ class QueryAnalyzer:
                         out[key] += [d for d in extra if d not in out[key]]
         return out
 
-    @property
-    def synonym_weight(self) -> float:
-        return self._syn_weight
 
 
-_VERBS = {"调整", "修订", "废止", "启用", "解除", "终止", "订立", "支付", "缴纳", "申请", "提出", "罚款", "处罚", "施行",
-          "领取", "提取", "扣除", "延长", "批准", "审批", "登记", "备案", "赔偿", "补偿", "退还", "收取", "撤销", "吊销"}
 
 
-_ASIDE = re.compile(r"[（(][^（）()]{2,40}[）)]")
-
-
-def _pos_factor(term: str) -> float:
+def _pos_factor(term: str, core_verbs: set[str]) -> float:
     """Nouns name what a question is about; verbs and adverbs are often the asker's own wording."""
     tag = pos_tag(term)
-    if tag is None or tag.startswith(("n", "vn", "eng", "j", "l", "i", "t", "s")) or term in _VERBS:
+    if tag is None or tag.startswith(("n", "vn", "eng", "j", "l", "i", "t", "s")) or term in core_verbs:
         return 1.0
     if tag.startswith("v"):
         return 0.6

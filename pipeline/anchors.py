@@ -14,9 +14,11 @@ from .text import block_sentences
 from .types import Anchor, Candidate, Query
 
 
-def coverage(query: Query, text: str, context: str = "", syn_weight: float = 0.6,
+def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[float] = None,
              context_weight: float = 0.4) -> float:
     """Weighted share (0..1) of the question's terms found in ``text`` (found only in ``context``: partly)."""
+    if syn_weight is None:
+        syn_weight = query.constraints.get("synonym_weight", 0.6)
     total = 0.0
     got = 0.0
     for t, w in query.weights.items():

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 import uuid
@@ -43,17 +42,3 @@ class AuditLog:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a", encoding="utf-8") as f:
                 f.write(line)
-                f.flush()
-                os.fsync(f.fileno()) if os.environ.get("LOOPAGENT_AUDIT_FSYNC") else None
-
-
-def read_audit(path: str | Path, trace_id: Optional[str] = None) -> list[dict[str, Any]]:
-    """Records of an audit log, optionally only the one with ``trace_id`` (for replay)."""
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                row = json.loads(line)
-                if trace_id is None or row.get("trace_id") == trace_id:
-                    out.append(row)
-    return out

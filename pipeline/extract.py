@@ -20,7 +20,7 @@ import regex
 from .numbers import canonical_unit, cn_number, find_quantities, grounded, norm_for_match
 from .rules import Field, RuleSet, register_schema
 from .store import Store
-from .text import block_sentences, split_sentences
+from .text import block_sentences, split_sentences, strip_asides
 from .types import Anchor, Block, Candidate, Query, Sentence
 
 PLACEHOLDERS = {
@@ -346,11 +346,13 @@ class Extractor:
         self._lock = threading.Lock()
         self._version = -1
         self._templates: list[Template] = []
+        self._weak: set[str] = set()
 
     def templates(self) -> list[Template]:
         if self._version != self.rules.version:
             with self._lock:
                 self._templates = compile_templates(self.rules.get("template"))
+                self._weak = {t.id for t in self._templates if t.priority < 50}
                 self._version = self.rules.version
         return self._templates
 
@@ -406,7 +408,9 @@ class Extractor:
         return best
 
     def _weak_ids(self) -> set[str]:
-        return {t.id for t in self.templates() if t.priority < 50}
+        """Templates too generic to answer a provision question on their own (priority < 50)."""
+        self.templates()
+        return self._weak
 
     def _ev(self, anchor: Anchor, block: Optional[Block] = None, sent: Optional[Sentence] = None):
         c = anchor.candidate
@@ -596,7 +600,7 @@ class Extractor:
         header, rows = block.table_header or [], block.table_rows or []
         if block.type != "table" or not rows:
             return None
-        plain = _ASIDE_Q.sub("", query.text)
+        plain = strip_asides(query.text)
         picked = []
         for row in rows:
             keys = [c for c in row if len(c) >= 2 and not re.fullmatch(r"[\d.\s%]+", c) and c in plain]
@@ -723,7 +727,6 @@ _ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几�
              (re.compile(r"几个?小时|多少小时"), "小时")]
 
 
-_ASIDE_Q = re.compile(r"[（(][^（）()]{2,40}[）)]")
 
 
 def _cell_value(cell: str) -> dict:

@@ -1,7 +1,6 @@
 """The library entry point: ``KnowledgeBase`` (ingest documents, ask questions)."""
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -10,7 +9,8 @@ from typing import Any, Iterable, Optional
 
 from .audit import AuditLog
 from .errors import LoopAgentError, message
-from .ingest import iter_files, parse_file
+from .ingest import iter_files, parse_file, read_bytes
+from .ingest.base import content_hash
 from .orchestrator import AskSettings, Orchestrator
 from .rules import RuleSet
 from .store import Store
@@ -90,11 +90,11 @@ class KnowledgeBase:
         rep = IngestReport()
         for path, source in iter_files(list(paths)):
             try:
-                raw_hash = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-                if not force and raw_hash and self.store.document_hash(source) == raw_hash:
+                raw = read_bytes(path) if path.is_file() else None  # read once: hash and parse
+                if not force and raw is not None and self.store.document_hash(source) == content_hash(raw):
                     rep.skipped += 1
                     continue
-                result = parse_file(path, source, password=password)
+                result = parse_file(path, source, password=password, raw=raw)
                 status = self.store.put_document(result.document, collection=collection)
                 rep.blocks += len(result.document.blocks)
                 rep.lines += result.warnings

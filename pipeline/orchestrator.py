@@ -19,11 +19,10 @@ from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import ExtractSettings, Extractor, Found, condition_match, render_value
 from .numbers import grounded
-from .prefilter import _BOOK, _VALIDITY, Prefilter, PrefilterSettings
+from .prefilter import Prefilter, PrefilterSettings
 from .rules import RuleSet
 from .store import Store
 from .text import split_sentences
-from .tokenize import index_tokens
 from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
 
 log = logging.getLogger("loopagent")
@@ -119,7 +118,7 @@ class Orchestrator:
         anchors = self._anchors(query, cands)
         timings["syntax"] = _ms(t)
         t = time.perf_counter()
-        found = self._validity(query) if query.qtype == "yesno" and _VALIDITY.search(query.text) else None
+        found = self._validity(query) if query.constraints.get("validity_of") else None
         found = found or self.extractor.run(query, anchors)
         fired = found is not None  # a template fired (even if the gate below refuses it)
         if found is not None:
@@ -205,28 +204,19 @@ class Orchestrator:
                      coverage=cov, exact=True)
 
     def _validity(self, query: Query) -> Optional[Found]:
-        """'《X》还有效吗': look for another document that repeals X (《X》…同时废止)."""
-        names = _BOOK.findall(query.text) or ([query.doc_hint] if query.doc_hint else [])
-        named = set(query.constraints.get("doc_ids") or [])
-        for name in names:
-            expr = " ".join(f'"{t}"' for t in index_tokens(name).split()[:8]) + ' "废止"'
-            hits = self.store.search(expr, limit=20)
-            blocks = self.store.blocks_by_rid([r for r, _ in hits])
-            for rid, _ in hits:
-                b = blocks.get(rid)
-                if b is None or b.doc_id in named:
-                    continue
-                for sent in split_sentences(b.text):
-                    if f"《{name}》" in sent.text and re.search(r"废止|失效|停止执行", sent.text):
-                        d = self.store.document(b.doc_id) or {"title": "", "source": ""}
-                        if len(b.text) <= 300:  # keep 本条例自…起施行 with the repeal: it dates it
-                            sent = Sentence(b.text, 0, len(b.text))
-                        cand = Candidate(block=b, title=d["title"], source=d["source"], score=1.0)
-                        anchor = Anchor(candidate=cand, sentence=sent, score=1.0, pattern="validity.repealed")
-                        return Found(value={"kind": "boolean", "value": False},
-                                     answer=f"否，《{name}》已被废止。依据：{sent.text}", method="template:validity.repealed",
-                                     anchor=anchor, evidence=[(b, sent, d["title"], d["source"])], score=2.0,
-                                     reasons=["匹配模式：validity.repealed（另一文件明文废止该文件）"], exact=True)
+        """'《X》还有效吗': the provision of another document that repeals X (《X》…同时废止)."""
+        exclude = query.constraints.get("doc_ids") or []
+        for name in query.constraints["validity_of"]:
+            for b in self.prefilter.repeals(name, exclude):
+                sent = next(s for s in split_sentences(b.text) if f"《{name}》" in s.text) \
+                    if len(b.text) > 300 else Sentence(b.text, 0, len(b.text))  # 本条例自…起施行 dates the repeal
+                d = self.store.document(b.doc_id) or {"title": "", "source": ""}
+                anchor = Anchor(candidate=Candidate(block=b, title=d["title"], source=d["source"], score=1.0),
+                                sentence=sent, score=1.0, pattern="validity.repealed")
+                return Found(value={"kind": "boolean", "value": False},
+                             answer=f"否，《{name}》已被废止。依据：{sent.text}", method="template:validity.repealed",
+                             anchor=anchor, evidence=[(b, sent, d["title"], d["source"])], score=2.0,
+                             reasons=["匹配模式：validity.repealed（另一文件明文废止该文件）"], exact=True)
         return None
 
     def scope(self, found: Found) -> tuple[str, str]:
@@ -256,8 +246,7 @@ class Orchestrator:
         missing = [t for t in query.weights if t not in answer_text and len(t) >= 2]
         if not missing:
             return
-        labels = [a for run in _CITED_RUN.findall(found.anchor.sentence.text) for a in _ARTICLE_LABEL.findall(run)]
-        for label in list(dict.fromkeys(labels))[:4]:
+        for label in _cited_labels(found.anchor.sentence.text):
             for b in self.store.clause_blocks(blk.doc_id, label)[:4]:
                 for sent in split_sentences(b.text):
                     if any(t in sent.text for t in missing):
@@ -268,8 +257,7 @@ class Orchestrator:
     def _cited(self, doc_id: str, text: str) -> str:
         """Text of the articles of the same document that ``text`` cites as 本法/本条例第X条 (at most 3)."""
         out = []
-        labels = [a for run in _CITED_RUN.findall(text) for a in _ARTICLE_LABEL.findall(run)]
-        for label in list(dict.fromkeys(labels))[:4]:
+        for label in _cited_labels(text):
             out += [b.text for b in self.store.clause_blocks(doc_id, label)[:4]]
         return "\n".join(out)
 
@@ -378,6 +366,12 @@ _N = "零一二两三四五六七八九十百千"
 # 本规定第六条第二款、第七条、第九条第一款 → 第六条, 第七条, 第九条
 _CITED_RUN = re.compile(rf"(?:本法|本条例|本规定|本办法)((?:第[{_N}]+条(?:第[{_N}]+[款项])*[、和及或者]*)+)")
 _ARTICLE_LABEL = re.compile(rf"第[{_N}]+条")
+
+
+def _cited_labels(text: str, limit: int = 4) -> list[str]:
+    """The articles of the same document that ``text`` cites (本规定第六条第二款、第七条 → 第六条, 第七条)."""
+    labels = [a for run in _CITED_RUN.findall(text) for a in _ARTICLE_LABEL.findall(run)]
+    return list(dict.fromkeys(labels))[:limit]
 _TYPE_CUES = {"definition": re.compile(r"是指|系指|所称"), "count": re.compile(r"分为|分成|划分为|包括下列|由下列"),
               "date": re.compile(r"起施行|起实施|起生效|日前|之前"),
               "who": re.compile(r"负责|主管|由[^，。；]{1,20}(?:承担|实施|办理|审批|决定)"),

@@ -60,8 +60,7 @@ def hint_applies(rule: dict, qtype: str, block_type: str, text: str, rx=None) ->
         return True
     cue = rule.get("cue")
     return bool(cue and (rx or re.compile(cue)).search(text))
-_VALIDITY = re.compile(r"(还|是否|仍然?|现在|目前|依然).{0,4}(有效|适用|施行)|失效|废止|作废")
-_BOOK = re.compile(r"《([^》]{2,60})》")
+_REPEAL = re.compile(r"废止|失效|停止执行")
 _LEAD_END = re.compile(r"[：:]\s*$")
 _STRUCT = re.compile(r"(第[零〇一二三四五六七八九十百千\d]+[章节条])|(附[录件][\dA-Z一二三四五六七八九十]*)|([表图]\s*[\d一二三四五六七八九十]+(?:[-.]\d+)?)")
 
@@ -284,7 +283,7 @@ class Prefilter:
                 must_missing.append(t)
             elif tier and tier[2] == "cooccur":
                 pass
-        syn_w = 0.6
+        syn_w = query.constraints.get("synonym_weight", 0.6)
         for t, syns in query.expansions.items():
             if t in text:
                 continue
@@ -320,10 +319,18 @@ class Prefilter:
         if query.article_hint:
             for doc_id in query.constraints.get("doc_ids") or []:
                 out += self.store.clause_blocks(doc_id, query.article_hint)
-        if query.qtype == "yesno" and _VALIDITY.search(query.text):
-            for name in _BOOK.findall(query.text):
-                expr = " ".join(f'"{t}"' for t in index_tokens(name).split()[:8]) + ' "废止"'
-                hits = self.store.search(expr, limit=10)
-                blocks = self.store.blocks_by_rid([r for r, _ in hits])
-                out += [b for b in blocks.values() if f"《{name}》" in b.text and "废止" in b.text]
+        for name in query.constraints.get("validity_of") or []:
+            out += self.repeals(name, exclude=query.constraints.get("doc_ids") or [])
+        return out
+
+    def repeals(self, name: str, exclude: list[str] = ()) -> list[Block]:
+        """Blocks of other documents that cite 《name》 together with 废止/失效 (best BM25 first)."""
+        expr = " ".join(f'"{t}"' for t in index_tokens(name).split()[:8]) + ' "废止"'
+        hits = self.store.search(expr, limit=20)
+        blocks = self.store.blocks_by_rid([r for r, _ in hits])
+        out = []
+        for rid, _ in hits:
+            b = blocks.get(rid)
+            if b is not None and b.doc_id not in exclude and f"《{name}》" in b.text and _REPEAL.search(b.text):
+                out.append(b)
         return out

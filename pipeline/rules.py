@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 import yaml
 
-from .errors import LoopAgentError, message
+from .errors import LoopAgentError
 
 log = logging.getLogger("loopagent.rules")
 
@@ -204,12 +204,5 @@ class RuleSet:
                 merged.update(rf.settings)
         return merged
 
-    def files(self) -> list[RuleFile]:
-        return [rf for _, rf in self._files.values()]
-
     def error_lines(self) -> list[str]:
         return [e.split(":", 1)[1] for e in self.errors.values()]
-
-
-def warn_empty(kind: str, path: Path) -> str:
-    return message("W005", path=str(path))

@@ -33,9 +33,12 @@ def normalize(text: str) -> str:
 _KEEP = re.compile("([（）：；，？！])")
 
 
-def strip_cjk_spaces(text: str) -> str:
-    """Remove spaces between two CJK characters (layout artefacts), keep them between Latin words."""
-    return re.sub(r"(?<=[\u3000-\u9fff\uff00-\uffef]) +(?=[\u3000-\u9fff\uff00-\uffef])", "", text)
+_ASIDE = re.compile(r"[（(][^（）()]{2,40}[）)]")
+
+
+def strip_asides(text: str, repl: str = "") -> str:
+    """Remove bracketed asides (（无过失性辞退、经济性裁员）): in a question they explain, they do not ask."""
+    return _ASIDE.sub(repl, text)
 
 
 def split_sentences(text: str) -> list[Sentence]:

@@ -39,15 +39,6 @@ def get_tokenizer(dict_dir: Optional[Path] = None):
     return _tokenizer
 
 
-def add_words(words: list[str], freq: Optional[int] = None) -> None:
-    """Add words to the shared tokenizer at run time (e.g. terms from rules or synonyms)."""
-    tok = get_tokenizer()
-    for w in words:
-        if w and len(w) > 1:
-            tok.add_word(w, freq)
-    cut.cache_clear()
-
-
 @lru_cache(maxsize=4096)
 def _cut_cached(text: str) -> tuple[str, ...]:
     return tuple(get_tokenizer().lcut(text, HMM=True))
@@ -57,8 +48,6 @@ def cut(text: str) -> list[str]:
     """Segment ``text`` into words (punctuation and spaces kept as tokens)."""
     return list(_cut_cached(text))
 
-
-cut.cache_clear = _cut_cached.cache_clear  # type: ignore[attr-defined]
 
 
 def index_tokens(text: str) -> str:

@@ -44,10 +44,12 @@ def _register_optional() -> None:
 _register_optional()
 
 
-def parse_file(path: Path, source: str | None = None, password: str | None = None) -> ParseResult:
+def parse_file(path: Path, source: str | None = None, password: str | None = None,
+               raw: bytes | None = None) -> ParseResult:
     """Parse one file by suffix; raises LoopAgentError with a catalogue code on bad input.
 
-    ``password`` opens encrypted PDFs (other formats ignore it).
+    ``password`` opens encrypted PDFs (other formats ignore it); ``raw`` is the file's bytes
+    when the caller has already read them.
     """
     path = Path(path)
     if not path.exists():
@@ -55,10 +57,8 @@ def parse_file(path: Path, source: str | None = None, password: str | None = Non
     parser = PARSERS.get(path.suffix.lower())
     if parser is None:
         raise LoopAgentError("E002", path=str(path), suffix=path.suffix, supported=", ".join(sorted(PARSERS)))
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise LoopAgentError("E005", path=str(path), detail=exc.strerror or str(exc)) from exc
+    if raw is None:
+        raw = read_bytes(path)
     if not raw.strip():
         raise LoopAgentError("E003", path=str(path))
     if password is not None and path.suffix.lower() == ".pdf":
@@ -69,6 +69,14 @@ def parse_file(path: Path, source: str | None = None, password: str | None = Non
     if not result.document.blocks:
         raise LoopAgentError("E006", path=str(path))
     return result
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, or E005 saying why it cannot be read."""
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise LoopAgentError("E005", path=str(path), detail=exc.strerror or str(exc)) from exc
 
 
 def iter_files(paths: list[str | Path]) -> Iterator[tuple[Path, str]]:
@@ -89,4 +97,4 @@ def iter_files(paths: list[str | Path]) -> Iterator[tuple[Path, str]]:
             yield p, p.name
 
 
-__all__ = ["PARSERS", "ParseResult", "parse_file", "iter_files"]
+__all__ = ["PARSERS", "ParseResult", "parse_file", "iter_files", "read_bytes"]
