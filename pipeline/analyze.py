@@ -57,6 +57,10 @@ _NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能
 _ASKED_ATTR = re.compile(r"对(?:于)?([\u4e00-\u9fff]{2,6})(?:有什么|有哪些|有何)(?:要求|规定|限制)|"
                          r"在([\u4e00-\u9fff]{2,10})上有什么(?:要求|规定|限制)")
 _YEAR = re.compile(r"((?:19|20)\d{2})年")
+# a clause that asks (几天/多少/算不算/能不能…), as opposed to one that tells the asker's situation
+_ASKING = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪|什么|怎|如何|是否|吗|能否|可否|何时|"
+                     r"(.)不\1|有没有|可不可以")
+_CLAUSE = re.compile(r"[，,；;：:。？?！!]")
 _ANAPHORA = re.compile(r"^(为什么|那|这|它|其|该|此|上述|那么|还有|另外|如果)|为什么是|[的呢]呢?[？?]?$|呢[？?]?$")
 
 
@@ -159,6 +163,9 @@ class QueryAnalyzer:
         m = _ARTICLE.search(question)
         if m:
             q.article_hint = f"第{m.group(1)}条"
+        asked = asked_clause(question)
+        if asked:
+            q.constraints["asked_clause"] = asked
         attr = _ASKED_ATTR.search(question)
         if attr:  # 对年龄有什么要求: the evidence must speak of 年龄
             q.constraints["asked_attribute"] = next(g for g in attr.groups() if g)
@@ -299,6 +306,19 @@ class QueryAnalyzer:
 
 
 
+
+
+def asked_clause(question: str) -> Optional[str]:
+    """The clause that asks, when the question first tells a situation in other clauses.
+
+    员工在车间受伤，公司一直不去申请工伤认定，员工自己最晚要在多长时间内提出申请？ →
+    员工自己最晚要在多长时间内提出申请. None for a one-clause question or when no clause asks.
+    """
+    clauses = [c.strip() for c in _CLAUSE.split(strip_asides(question, "")) if c.strip()]
+    if len(clauses) < 2:
+        return None
+    asking = [c for c in clauses if _ASKING.search(c)]
+    return asking[-1] if asking else None
 
 
 def _pos_factor(term: str, core_verbs: set[str]) -> float:

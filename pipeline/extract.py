@@ -771,6 +771,8 @@ def _limit_check(question_quantities: list[dict], sent: str) -> Optional[tuple[b
                 continue
             if _clause_at(sent, (m["start"], m["end"])).endswith("的"):
                 continue  # 三个月以上不满一年的: a condition of the provision, not its limit
+            if re.match(r"(?:及?以上|及?以下|以内)?的", sent[m["end"]:m["end"] + 4]):
+                continue  # 对怀孕7个月以上的女职工: whom the provision is about, not a limit on the asked act
             before = sent[max(0, m["start"] - 10):m["start"]]
             mx = _MAX_CUE.search(before) or re.search(r"^(以内|之内|以下)", sent[m["end"]:m["end"] + 2])
             mn = _MIN_CUE.search(before) or re.search(r"^(以上)", sent[m["end"]:m["end"] + 2])

@@ -9,7 +9,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from .analyze import QueryAnalyzer
@@ -42,6 +42,10 @@ class AskSettings:
     use_parser: bool = True
     article_scope: bool = True   # the whole article (all its 款) counts as the answer's scope
     min_coverage_compare: float = 0.8  # each version's answer in a comparison: two answers, a stricter bar
+    # a question that first tells the asker's situation in their own words (员工在车间受伤，…): the
+    # provision may cover the whole question less, down to this share, when it covers the asking
+    # clause by min_coverage and meets every figure the asker gives
+    min_coverage_situation: float = 0.5
 
 
 class Orchestrator:
@@ -141,7 +145,7 @@ class Orchestrator:
             if missing and not found.exact:
                 why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \
-                    and not found.exact:
+                    and not found.exact and not (doc_ids is None and self._situation_ok(query, found, text, context, cov)):
                 why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）"
             elif not grounded(_numbers_only(found), ev_text):
                 why = f"{found.method} 的数值未在证据中出现"
@@ -172,6 +176,27 @@ class Orchestrator:
                 trace_obj.setdefault("extract", {})["accepted"] = {
                     "method": found.method, "coverage": round(found.coverage, 3), "score": round(found.score, 3)}
         return (found, query, cands, anchors), timings
+
+    def _situation_ok(self, query: Query, found: Found, text: str, context: str, cov: float) -> bool:
+        """Accept partial coverage of a situational question: the asking clause is covered by the usual
+        bar (with at least one content word in it) and any figure the asker gives (27岁, 迟到15分钟) fits a
+        condition of the provision. The situation's own words (车间, 离职, 签协议) need not be there."""
+        asked = query.constraints.get("asked_clause")
+        if not asked or cov < self.settings.min_coverage_situation:
+            return False
+        weights = {t: w for t, w in query.weights.items() if t in asked}
+        if sum(weights.values()) < 0.8:
+            return False
+        sub = replace(query, weights=weights)
+        asked_cov = coverage(sub, text, context, context_weight=1.0)
+        if asked_cov < self.settings.min_coverage - 1e-9:
+            return False
+        quantities = query.constraints.get("quantities") or []
+        ranges = query.constraints.get("ranges") or []
+        if (quantities or ranges) and condition_match(quantities, text, ranges) <= 0:
+            return False
+        found.reasons.append(f"情境式提问：所问「{asked}」覆盖 {asked_cov:.0%}（整体 {cov:.0%}）")
+        return True
 
     def _generate(self, query: Query, anchor: Anchor, trace_obj: Optional[dict]) -> Optional[Found]:
         """Fallback: no template fired, but the anchor's provision covers the question. A local model

@@ -156,3 +156,35 @@ def test_a_named_chapter_boosts_its_blocks(example_kb):
     cands = a.trace["prefilter"]["candidates"]
     assert cands[0]["section"][0] == "第二章 劳动合同的订立"
     assert cands[0]["breakdown"]["named_unit"] is True
+
+
+@pytest.mark.parametrize("question,value,clause", [
+    # the situation is told in the asker's words (干了一年半, 摔伤, 不管不问); the asking clause is covered
+    ("老张在单位干了一年半，单位跟他约定的试用期最长可以多久？", {"kind": "duration", "number": 2, "unit": "月"}, "第十九条"),
+    ("小李在车间干活时摔伤了，单位不管不问，他自己最晚要在多长时间内提出工伤认定申请？",
+     {"kind": "duration", "number": 1, "unit": "年"}, "第十七条"),
+])
+def test_situational_question_is_answered_when_the_asking_clause_is_covered(example_kb, question, value, clause):
+    a = example_kb.ask(question)
+    assert a.status == "answered", a.reasoning
+    assert a.value == value
+    assert a.evidence[0].section[-1] == clause
+    assert any(r.startswith("抽取：情境式提问") for r in a.reasoning)
+
+
+def test_situational_question_with_a_figure_no_provision_meets_keeps_the_bar(example_kb):
+    # 45岁 fits no condition of the 产假 provision, so the partial coverage (67%) is not enough
+    a = example_kb.ask("我今年45岁了，想请产假，女职工生育能休多少天产假？")
+    assert a.status == "not_found"
+    assert any("67%" in r for r in a.reasoning)
+
+
+@pytest.mark.parametrize("question,yes", [
+    ("怀孕8个月的女职工能安排夜班劳动吗？", False),   # 对怀孕7个月以上的女职工…不得…安排夜班劳动
+    ("怀孕5个月的女职工能安排夜班劳动吗？", True),    # the prohibition's condition is not met
+])
+def test_a_figure_in_whom_a_provision_is_about_is_a_condition_not_a_limit(example_kb, question, yes):
+    a = example_kb.ask(question)
+    assert a.value == {"kind": "boolean", "value": yes}
+    assert a.method == "template:yesno.modal"
+    assert "7个月以上" in a.evidence[0].text

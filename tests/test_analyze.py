@@ -1,0 +1,20 @@
+"""Question analysis pieces that need no store."""
+import pytest
+
+from pipeline.analyze import asked_clause
+
+
+@pytest.mark.parametrize("question,clause", [
+    ("小李在车间干活时摔伤了，单位不管不问，他自己最晚要在多长时间内提出工伤认定申请？",
+     "他自己最晚要在多长时间内提出工伤认定申请"),
+    ("女工小刘怀孕了，上班时间去做产前检查，这段时间算不算劳动时间？", "这段时间算不算劳动时间"),
+    ("除了哪两种情形外，用人单位不得与劳动者约定由劳动者承担违约金？", "除了哪两种情形外"),
+    ("老王（已退休）返聘回单位，还能签劳动合同吗？", "还能签劳动合同吗"),
+])
+def test_asked_clause_is_the_clause_that_asks(question, clause):
+    assert asked_clause(question) == clause
+
+
+@pytest.mark.parametrize("question", ["试用期最长多久？", "用人单位应当提前通知。劳动者同意。"])
+def test_no_asked_clause_for_one_clause_or_no_question_word(question):
+    assert asked_clause(question) is None
