@@ -47,7 +47,7 @@ _ASK_WORDS = {"几", "多少", "多久", "多长", "最长", "最短", "最多",
               "哪", "何时", "什么时候", "哪一天", "有", "没有", "不", "时间", "期限", "天", "日", "跟", "已经", "开始",
               "正式", "当天", "具体", "现行", "分别", "各", "最低", "最高", "上限", "下限", "范围", "比例", "处罚",
               "什么样", "受到", "遭到", "代表", "表示", "意味着", "是指", "定义", "含义", "所称", "意义", "界定", "年龄段", "修订", "修正", "修改", "版本", "年版",
-              "修订版", "修正版", "变化", "不同", "区别", "差异", "有何", "前后", "新旧", "对比", "相比", "每年", "每月", "每天", "每日", "每次", "以上", "以下", "不满", "已满", "满", "不足", "超过", "一共", "总共", "合计", "多大", "多远", "还能", "还会", "之前", "以前", "以后", "之后"}
+              "修订版", "修正版", "变化", "不同", "区别", "差异", "有何", "前后", "新旧", "对比", "相比", "每年", "每月", "每天", "每日", "每次", "以上", "以下", "不满", "已满", "满", "不足", "超过", "一共", "总共", "合计", "多大", "多远", "最大", "最小", "还能", "还会", "之前", "以前", "以后", "之后"}
 _QUOTED = re.compile(r"[“\"「『]([^”\"」』]{2,30})[”\"」』]")
 _BOOK = re.compile(r"《([^》]{2,60})》")
 VALIDITY = re.compile(r"(还|是否|仍然?|现在|目前|依然).{0,4}(有效|适用|施行)|失效|废止|作废")
@@ -60,6 +60,9 @@ _YEAR = re.compile(r"((?:19|20)\d{2})年")
 # a clause that asks (几天/多少/算不算/能不能…), as opposed to one that tells the asker's situation
 _ASKING = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪|什么|怎|如何|是否|吗|能否|可否|何时|"
                      r"(.)不\1|有没有|可不可以")
+# 什么故障 / 哪个部门 / 哪些情形: the noun names the kind of thing asked for, which the answer need not repeat
+_CATEGORY = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪一类|哪一种|何种)([\u4e00-\u9fff]{2,6})")
+CATEGORY_WEIGHT = 0.3
 _CLAUSE = re.compile(r"[，,；;：:。？?！!]")
 _ANAPHORA = re.compile(r"^(为什么|那|这|它|其|该|此|上述|那么|还有|另外|如果)|为什么是|[的呢]呢?[？?]?$|呢[？?]?$")
 
@@ -207,6 +210,10 @@ class QueryAnalyzer:
                 q.terms.remove(e)
                 continue
             q.weights[e] = q.weights.get(e, 1.0) * 1.5
+        for m in _CATEGORY.finditer(question):  # 代表什么故障: the answer names a fault, it need not say 故障
+            cat = next((t for t in q.weights if m.group(1).startswith(t) and t not in q.entities), None)
+            if cat:  # the coverage bar counts it at CATEGORY_WEIGHT; selection still uses it fully
+                q.constraints.setdefault("asked_category", []).append(cat)
         # compound terms the documents may split (工会会员 → 会员): their parts earn partial credit
         tok = get_tokenizer()
         q.constraints["parts"] = {t: [p for p in tok.cut_for_search(t) if len(p) >= 2 and p != t]

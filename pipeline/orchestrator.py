@@ -12,7 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
-from .analyze import QueryAnalyzer
+from .analyze import CATEGORY_WEIGHT, QueryAnalyzer
 from .syntax import patterns as _dep_patterns  # noqa: F401  (registers the dep_pattern rule kind; no spaCy import)
 from .anchors import coverage, lexical_anchors
 from .audit import AuditLog, new_trace_id
@@ -128,7 +128,7 @@ class Orchestrator:
         if found is not None:
             ev_text = "".join(s.text for _, s, _, _ in found.evidence)
             text, context = self.scope(found)
-            cov = coverage(query, text, context, context_weight=1.0)
+            cov = coverage(_gate_query(query), text, context, context_weight=1.0)
             found.coverage = cov
             found.reasons.append(f"证据覆盖率：{cov:.2f}")
             blk = found.anchor.candidate.block
@@ -187,7 +187,7 @@ class Orchestrator:
         weights = {t: w for t, w in query.weights.items() if t in asked}
         if sum(weights.values()) < 0.8:
             return False
-        sub = replace(query, weights=weights)
+        sub = _gate_query(replace(query, weights=weights))
         asked_cov = coverage(sub, text, context, context_weight=1.0)
         if asked_cov < self.settings.min_coverage - 1e-9:
             return False
@@ -422,6 +422,16 @@ def _numbers_only(found: Found) -> str:
     if v.get("kind") == "count" and v.get("items"):
         return ""  # a count of enumerated items is grounded by the items themselves
     return render_value(v) if v.get("kind") in ("count", "number", "money", "duration", "range") else ""
+
+
+def _gate_query(query: Query) -> Query:
+    """The query as the coverage bar weighs it: the asked category (什么故障 → 故障) counts little,
+    since an answer names a fault (线圈过温) without saying 故障."""
+    cats = [c for c in query.constraints.get("asked_category") or [] if c in query.weights]
+    if not cats:
+        return query
+    weights = {t: (w * CATEGORY_WEIGHT if t in cats else w) for t, w in query.weights.items()}
+    return replace(query, weights=weights)
 
 
 def _with_docs(query: Query, doc_ids: list[str]) -> Query:

@@ -18,3 +18,16 @@ def test_asked_clause_is_the_clause_that_asks(question, clause):
 @pytest.mark.parametrize("question", ["试用期最长多久？", "用人单位应当提前通知。劳动者同意。"])
 def test_no_asked_clause_for_one_clause_or_no_question_word(question):
     assert asked_clause(question) is None
+
+
+def test_asked_category_counts_little_at_the_coverage_bar(example_kb):
+    from pipeline.anchors import coverage
+    from pipeline.orchestrator import _gate_query
+
+    q = example_kb.orchestrator.analyzer.run("职工在哪些假期期间不计入年休假假期？")
+    assert q.constraints["asked_category"] == ["假期"]
+    gate = _gate_query(q)
+    assert gate.weights["假期"] == pytest.approx(q.weights["假期"] * 0.3)
+    assert gate.weights["年休假"] == q.weights["年休假"]  # the other words keep their weight
+    text = "职工依法享受的探亲假、婚丧假、产假不计入年休假"  # names the leaves without the word 假期
+    assert coverage(gate, text) > coverage(q, text)
