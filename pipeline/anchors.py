@@ -39,6 +39,23 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[fl
     return got / total if total else 0.0
 
 
+def joined_terms(query: Query) -> list[str]:
+    """Neighbouring question terms as the question writes them together (大型 + 客车 → 大型客车)."""
+    got = query.constraints.get("_joined")
+    if got is None:
+        cats = query.constraints.get("asked_category") or []  # 哪个单位负责: 单位负责 is the asker's frame
+        terms = sorted((t for t in query.weights if t not in cats), key=lambda t: query.text.find(t))
+        got = [a + b for a, b in zip(terms, terms[1:]) if a + b in query.text]
+        query.constraints["_joined"] = got
+    return got
+
+
+def phrase_bonus(query: Query, text: str) -> float:
+    """0.1 per joined pair of question terms the sentence also has together (at most 0.2): 大型客车
+    is not 中型客车、大型货车, though both sentences hold 大型 and 客车."""
+    return min(0.2, 0.1 * sum(1 for p in joined_terms(query) if p in text))
+
+
 def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
                     blocks: Optional[int] = 40) -> list[Anchor]:
     """Best sentences of the top candidate blocks by lexical coverage, best first."""
@@ -55,7 +72,7 @@ def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
         for s in block_sentences(b):
             cov = coverage(query, s.text, context)
             cond = condition_match(quantities, s.text, query.constraints.get("ranges"))
-            score = cov + 0.35 * prior + 0.3 * cond
+            score = cov + 0.35 * prior + 0.3 * cond + phrase_bonus(query, s.text)
             out.append(Anchor(candidate=c, sentence=s, score=round(score, 4), pattern=None,
                               details={"coverage": round(cov, 3), "prior": round(prior, 3), "condition": cond}))
     out.sort(key=lambda a: -a.score)

@@ -492,6 +492,10 @@ class Extractor:
         lead, items = self.list_items(block)
         if len(items) < 2:
             return None
+        if block.type == "list_item" and lead is not None:
+            found = self._matching_items(query, anchor, lead, items)
+            if found is not None:
+                return found
         texts = [re.sub(r"[；;。]$", "", b.text) for b in items]
         lead_block = lead or block
         lead_sent = split_sentences(lead_block.text)[-1] if lead_block.text else anchor.sentence
@@ -502,6 +506,46 @@ class Extractor:
         return Found(value={"kind": "list", "items": texts}, answer=answer, method="template:list.items",
                      anchor=anchor, evidence=ev, score=score,
                      reasons=[f"匹配模式：list.items（{len(items)} 项）"])
+
+    def _matching_items(self, query: Query, anchor: Anchor, lead: Block, items: list[Block]) -> Optional[Found]:
+        """A long list whose lead does not say what is asked (（一）年龄条件：1.申请小型汽车…；4.申请大型
+        客车…): the answer is the items that name the asked subject, not the whole list."""
+        from .anchors import phrase_bonus  # anchors builds on this module
+        total = sum(query.weights.values()) or 1.0
+
+        def share(text: str) -> float:
+            return sum(w for t, w in query.weights.items()
+                       if t in text or any(x in text for x in query.expansions.get(t, []))) / total \
+                + phrase_bonus(query, text)
+
+        if share(lead.text) >= 0.5:
+            return None  # the lead names the subject: the whole list answers
+        # an item under a sub-lead (（二）轮船：) is read with it
+        heads: list[Optional[Block]] = []
+        head = None
+        for b in items:
+            heads.append(head)
+            if re.search(r"[：:]\s*$", b.text):
+                head = b
+        shares = [share((h.text if h else "") + b.text) for b, h in zip(items, heads)]
+        top = max(shares)
+        best = [i for i, sh in enumerate(shares) if sh >= top - 1e-6 and not re.search(r"[：:]\s*$", items[i].text)]
+        if top < 0.6 or not best or len(best) > 3 or len(best) * 2 > len(items):
+            return None
+        c = anchor.candidate
+        texts = [re.sub(r"[；;。]$", "", items[i].text) for i in best]
+        lead_sent = split_sentences(lead.text)[-1] if lead.text else anchor.sentence
+        ev = [(lead, lead_sent, c.title, c.source)]
+        for i in best:
+            h = heads[i]
+            if h is not None and all(e[0] is not h for e in ev):
+                ev.append((h, Sentence(h.text, 0, len(h.text)), c.title, c.source))
+            ev.append((items[i], Sentence(items[i].text, 0, len(items[i].text)), c.title, c.source))
+        value = {"kind": "text", "text": texts[0]} if len(texts) == 1 else {"kind": "list", "items": texts}
+        score = 0.8 + (0.5 if query.qtype in ("list", "condition", "exception") else 0.0)
+        return Found(value=value, answer="；".join(texts), method="template:list.matching", anchor=anchor,
+                     evidence=ev, score=score,
+                     reasons=[f"匹配模式：list.matching（{len(best)}/{len(items)} 项点到所问对象）"])
 
     def _s_count_items(self, query: Query, anchor: Anchor) -> Optional[Found]:
         f = self._s_list(query, anchor)

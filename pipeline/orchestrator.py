@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from .analyze import CATEGORY_WEIGHT, QueryAnalyzer
 from .syntax import patterns as _dep_patterns  # noqa: F401  (registers the dep_pattern rule kind; no spaCy import)
-from .anchors import coverage, lexical_anchors
+from .anchors import coverage, lexical_anchors, phrase_bonus
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import ExtractSettings, Extractor, Found, condition_match, render_value
@@ -141,7 +141,8 @@ class Orchestrator:
             attr = query.constraints.get("asked_attribute")
             full = text + "".join(b.text for b, _, _, _ in found.evidence)
             missing = [e for e in quoted if e not in text and e not in context]
-            missing += [attr] if attr and attr not in full and attr not in context else []
+            if attr and not any(w in full or w in context for w in [attr] + query.expansions.get(attr, [])):
+                missing.append(attr)  # 对年龄有什么要求: the evidence speaks of 年龄 or 周岁
             if missing and not found.exact:
                 why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \
@@ -301,7 +302,7 @@ class Orchestrator:
         merged: dict[tuple[str, int], Anchor] = {}
         for a in parsed:
             cond = condition_match(quantities, a.sentence.text, query.constraints.get("ranges"))
-            a.score = round(a.score + 0.3 * cond, 4)
+            a.score = round(a.score + 0.3 * cond + phrase_bonus(query, a.sentence.text), 4)
             a.details = {**a.details, "condition": cond}
             merged[(a.candidate.block.block_id, a.sentence.start)] = a
         for a in lexical:

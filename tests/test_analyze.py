@@ -31,3 +31,11 @@ def test_asked_category_counts_little_at_the_coverage_bar(example_kb):
     assert gate.weights["年休假"] == q.weights["年休假"]  # the other words keep their weight
     text = "职工依法享受的探亲假、婚丧假、产假不计入年休假"  # names the leaves without the word 假期
     assert coverage(gate, text) > coverage(q, text)
+
+
+def test_joined_terms_reward_the_question_phrase(example_kb):
+    from pipeline.anchors import joined_terms, phrase_bonus
+
+    q = example_kb.orchestrator.analyzer.run("申请大型客车准驾车型的驾驶证，对年龄有什么要求？")
+    assert "大型客车" in joined_terms(q)
+    assert phrase_bonus(q, "申请大型客车准驾车型的") > phrase_bonus(q, "申请中型客车、大型货车准驾车型的")

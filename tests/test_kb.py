@@ -188,3 +188,22 @@ def test_a_figure_in_whom_a_provision_is_about_is_a_condition_not_a_limit(exampl
     assert a.value == {"kind": "boolean", "value": yes}
     assert a.method == "template:yesno.modal"
     assert "7个月以上" in a.evidence[0].text
+
+
+def test_long_list_answers_with_the_items_that_name_the_asked_subject(tmp_path):
+    d = tmp_path / "rules"
+    d.mkdir()
+    (d / "差旅费管理办法.md").write_text(
+        "# 差旅费管理办法\n\n第五条 出差人员乘坐交通工具，按下列规定执行：\n\n"
+        "（一）火车：\n\n1.部级人员乘坐高铁商务座、动车组一等座；\n\n2.司局级人员乘坐高铁一等座、动车组一等座；\n\n"
+        "3.其余人员乘坐高铁二等座、动车组二等座；\n\n（二）轮船：\n\n4.部级人员乘坐一等舱；\n\n"
+        "5.司局级人员乘坐二等舱；\n\n6.其余人员乘坐三等舱。\n",
+        encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("司局级人员出差乘坐轮船有什么要求？")
+    assert a.status == "answered", a.reasoning
+    assert a.method == "template:list.matching"
+    assert a.value == {"kind": "text", "text": "5.司局级人员乘坐二等舱"}
+    # the lead and the sub-lead the item sits under stay in the evidence
+    assert [e.text for e in a.evidence] == ["出差人员乘坐交通工具，按下列规定执行：", "（二）轮船：", "5.司局级人员乘坐二等舱；"]
