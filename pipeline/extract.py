@@ -45,6 +45,10 @@ def _check_template(rule: dict) -> Optional[str]:
         regex.compile(expand(rule.get("regex", "")))
     except regex.error as exc:
         return f"invalid regex ({exc})"
+    try:
+        regex.compile(rule.get("asked") or "")
+    except regex.error as exc:
+        return f"invalid asked regex ({exc})"
     return None
 
 
@@ -53,6 +57,8 @@ register_schema("template", {
     "priority": Field((int,), True, "higher is tried first"),
     "builder": Field((str,), True, "how the value is built (see pipeline/extract.py BUILDERS)"),
     "regex": Field((str,), True, "a Python `regex` pattern with named groups"),
+    "asked": Field((str,), False, "optional regex on the question: when it matches, this template is preferred "
+                                   "(+0.1), e.g. 多长时间内 prefers 20个工作日内 over 最长不得超过20个工作日"),
 }, check=lambda r: _check_template(r))
 
 
@@ -191,6 +197,7 @@ class Template:
     builder: str
     rx: Any
     examples: list[dict] = field(default_factory=list)
+    asked: Any = None  # compiled question-side regex, or None
 
     def apply(self, text: str) -> list[tuple[dict, tuple[int, int]]]:
         """Every (value, span) this template finds in ``text``."""
@@ -205,7 +212,7 @@ class Template:
 
 def compile_templates(rules: list[dict]) -> list[Template]:
     out = [Template(r["id"], tuple(r["types"]), r["priority"], r["builder"], regex.compile(expand(r["regex"])),
-                    r.get("examples") or []) for r in rules]
+                    r.get("examples") or [], regex.compile(r["asked"]) if r.get("asked") else None) for r in rules]
     out.sort(key=lambda t: -t.priority)
     return out
 
@@ -437,6 +444,8 @@ class Extractor:
                 cm = condition_match(query.constraints.get("quantities") or [], _clause_before(sent, span),
                                      query.constraints.get("ranges"))
                 score = t.priority / 100.0 + _proximity(query, sent, span) + 0.8 * cm
+                if t.asked is not None and t.asked.search(query.text):
+                    score += 0.1  # the question asks in this template's form (多长时间内 → …日内)
                 out.append((score, value, span, t, cm))
         out.sort(key=lambda x: -x[0])
         return out
@@ -474,7 +483,8 @@ class Extractor:
                     for other in split_sentences(nb.text):
                         shared = [t for t in query.weights if t in other.text and t not in sent]
                         more = self._matches(query, other.text)
-                        if more and more[0][0] >= 0.5 and shared and len(values) < 3:
+                        if more and more[0][0] >= 0.5 and shared and len(values) < 3 and \
+                                _render(more[0][1]) not in [_render(v) for v in values]:
                             evidence.append(self._ev(anchor, nb, other))
                             values.append(more[0][1])
             if len(values) > 1:
@@ -483,7 +493,8 @@ class Extractor:
         reasons = [f"匹配模式：{t.id}", f"识别值：{'；'.join(_render(v) for v in values)}"]
         if cm > 0:
             reasons.append("条件匹配：问题中的数量落在该条件范围内")
-        out_value = value if len(values) == 1 else {"kind": "list", "items": [_render(v) for v in values]}
+        rendered = list(dict.fromkeys(_render(v) for v in values))  # 20工作日 twice is one value
+        out_value = value if len(rendered) == 1 else {"kind": "list", "items": rendered}
         return Found(value=out_value, answer=answer, method=f"template:{t.id}", anchor=anchor, evidence=evidence,
                      score=score, reasons=reasons)
 
@@ -492,7 +503,7 @@ class Extractor:
         lead, items = self.list_items(block)
         if len(items) < 2:
             return None
-        if block.type == "list_item" and lead is not None:
+        if block.type == "list_item" and lead is not None and query.qtype in ("condition", "list"):
             found = self._matching_items(query, anchor, lead, items)
             if found is not None:
                 return found
@@ -691,6 +702,35 @@ class Extractor:
                              reasons=[f"匹配模式：code.meaning（{code}）"])
         return None
 
+    def _s_count_values(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """分值分为几档 — 分值为12分、9分、6分、3分、1分: a run of three or more values in one unit,
+        joined by 、/和/或, counts the grades; the clause must name what the question counts."""
+        if not re.search(r"几(档|种|类|级|个等级|个档次|个级别)", query.text):
+            return None
+        sent = anchor.sentence.text
+        qs = find_quantities(sent)
+        runs: list[list[dict]] = []
+        for x in qs:
+            if runs and runs[-1][-1]["unit"] == x["unit"] and x["unit"] and \
+                    sent[runs[-1][-1]["end"]:x["start"]] in ("、", "和", "或", "、或", "或者", "、和"):
+                runs[-1].append(x)
+            else:
+                runs.append([x])
+        run = max(runs, key=len, default=[])
+        if len(run) < 3:
+            return None
+        span = (run[0]["start"], run[-1]["end"])
+        clause = _clause_at(sent, span)
+        top = max(query.weights.values(), default=0.0)
+        if not any(t in clause for t, w in query.weights.items() if w >= 0.5 * top):
+            return None  # the run must be the values of the asked thing (分值为…)
+        items = [x["text"] for x in run]
+        cls = _asked_classifier(query.text)
+        return Found(value={"kind": "count", "number": len(run), "items": items},
+                     answer=f"{len(run)}{cls}：{'、'.join(items)}（{clause}）", method="template:count.values",
+                     anchor=anchor, evidence=[self._ev(anchor)], score=0.9,
+                     reasons=[f"匹配模式：count.values（{len(run)} 个{run[0]['unit']}值）"])
+
     def _s_count_of(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """多少注册用户 / 多少名员工: a number directly followed by the noun the question counts."""
         m = _ASK_NOUN.search(query.text)
@@ -760,7 +800,7 @@ _PROVISION_TYPES = ("condition", "procedure", "exception", "list")
 # type -> strategies tried on each anchor, in order
 STRATEGIES: dict[str, tuple[str, ...]] = {
     "duration": ("table", "templates"), "money": ("table", "templates"), "number": ("table", "templates", "count_of"), "date": ("templates",),
-    "count": ("templates", "count_items"), "list": ("list",), "condition": ("list", "templates", "sentence"),
+    "count": ("templates", "count_items", "count_values"), "list": ("list",), "condition": ("list", "templates", "sentence"),
     "exception": ("list", "exception", "sentence"), "definition": ("definition",), "who": ("who",),
     "yesno": ("yesno",), "procedure": ("list", "templates", "sentence"), "table": ("table", "templates"),
     "multihop": ("templates",), "code": ("code", "sentence"), "open": (), "compare": ("templates", "who", "sentence"),

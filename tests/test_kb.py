@@ -207,3 +207,23 @@ def test_long_list_answers_with_the_items_that_name_the_asked_subject(tmp_path):
     assert a.value == {"kind": "text", "text": "5.司局级人员乘坐二等舱"}
     # the lead and the sub-lead the item sits under stay in the evidence
     assert [e.text for e in a.evidence] == ["出差人员乘坐交通工具，按下列规定执行：", "（二）轮船：", "5.司局级人员乘坐二等舱；"]
+
+
+def test_question_form_picks_the_deadline_and_value_runs_count_grades(tmp_path):
+    d = tmp_path / "permits"
+    d.mkdir()
+    (d / "许可办理规定.md").write_text(
+        "# 某市行政许可办理规定\n\n第八条 受理机关应当自受理申请之日起10日内作出决定，情况复杂的，延长期限最长不得超过30日。\n\n"
+        "第九条 年度考核优秀的，给予奖励，奖励标准为5000元、3000元、1000元或者500元。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    # 多少天内 asks for the …日内 deadline, 最长 for the 不得超过 one, though one sentence holds both
+    within = kb.ask("受理申请后，受理机关一般多少天内要作出决定？")
+    assert within.value == {"kind": "duration", "number": 10, "unit": "日"}
+    assert within.method == "template:duration.within"
+    limit = kb.ask("受理机关作出决定，延长期限最长多少天？")
+    assert limit.value == {"kind": "duration", "number": 30, "unit": "日"}
+    assert limit.method == "template:duration.limit"
+    grades = kb.ask("年度考核优秀的奖励标准分为几档？")
+    assert grades.value == {"kind": "count", "number": 4, "items": ["5000元", "3000元", "1000元", "500元"]}
+    assert grades.method == "template:count.values"
