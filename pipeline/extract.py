@@ -20,7 +20,7 @@ import regex
 from .numbers import canonical_unit, cn_number, find_quantities, grounded, norm_for_match
 from .rules import Field, RuleSet, register_schema
 from .store import Store
-from .text import block_sentences, split_sentences, strip_asides
+from .text import block_sentences, cited_articles, split_sentences, strip_asides
 from .types import Anchor, Block, Candidate, Query, Sentence
 
 PLACEHOLDERS = {
@@ -396,10 +396,14 @@ class Extractor:
 
     # --- main ---------------------------------------------------------------
     def run(self, query: Query, anchors: list[Anchor]) -> Optional[Found]:
+        """The best extraction over the anchors, or None."""
+        ranked = self.ranked(query, anchors)
+        return ranked[0] if ranked else None
+
+    def ranked(self, query: Query, anchors: list[Anchor]) -> list[Found]:
+        """Every extraction over the anchors, best first (one per distinct answer)."""
         tried = anchors[: self.settings.anchors_tried]
-        if not tried:
-            return None
-        best: Optional[Found] = None
+        out: dict[tuple[str, str], Found] = {}
         strategies = STRATEGIES.get(query.qtype, ("templates",))
         for rank, anchor in enumerate(tried):
             for strat in strategies:
@@ -410,9 +414,10 @@ class Extractor:
                         f.method.split(":", 1)[1] in self._weak_ids():
                     continue  # a bare number is no answer to 什么条件/怎么办
                 f.score += anchor.score - 0.05 * rank
-                if best is None or f.score > best.score:
-                    best = f
-        return best
+                key = (f.method, f.answer)
+                if key not in out or f.score > out[key].score:
+                    out[key] = f
+        return sorted(out.values(), key=lambda f: -f.score)
 
     def _weak_ids(self) -> set[str]:
         """Templates too generic to answer a provision question on their own (priority < 50)."""
@@ -503,6 +508,8 @@ class Extractor:
         lead, items = self.list_items(block)
         if len(items) < 2:
             return None
+        if query.qtype == "exception" and not _EXCEPTION_LEAD.search((lead or block).text):
+            return None  # a list answers 哪些…除外/不适用 only when its lead states the exception
         if block.type == "list_item" and lead is not None and query.qtype in ("condition", "list"):
             found = self._matching_items(query, anchor, lead, items)
             if found is not None:
@@ -780,12 +787,32 @@ class Extractor:
         sent = anchor.sentence.text
         m = re.search(r"(但|除)([^。；]*?)(除外|外)", sent)
         if m:
-            return Found(value={"kind": "text", "text": m.group(0)}, answer=sent, method="template:exception.but",
-                         anchor=anchor, evidence=[self._ev(anchor)], score=0.6, reasons=["匹配模式：exception.but"])
+            found = Found(value={"kind": "text", "text": m.group(0)}, answer=sent, method="template:exception.but",
+                          anchor=anchor, evidence=[self._ev(anchor)], score=0.6, reasons=["匹配模式：exception.but"])
+            # 除本法第二十二条和第二十三条规定的情形外: the exceptions are what those articles say
+            block = anchor.candidate.block
+            cited = []
+            def overlap(text: str) -> float:  # the cited sentence that speaks of what the question asks
+                return sum(w for t, w in query.weights.items() if t in text)
+
+            for label in cited_articles(m.group(0)):
+                options = [(b, x) for b in self.store.clause_blocks(block.doc_id, label)[:6]
+                           if b.block_id != block.block_id for x in split_sentences(b.text)]
+                if options:
+                    b, first = max(options, key=lambda o: overlap(o[1].text))
+                    cited.append((label, b, first))
+            if cited:
+                found.evidence += [self._ev(anchor, b, first) for _, b, first in cited]
+                items = [f"{label}：{first.text.rstrip('。；;')}" for label, _, first in cited]
+                found.value = {"kind": "list", "items": items}
+                found.answer = sent + "（" + "；".join(items) + "）"
+                found.reasons.append(f"引用条款：{'、'.join(label for label, _, _ in cited)}")
+            return found
         # the rule, then its exception in the next sentence (…不再给予行政处罚；涉及…的，上述期限延长至五年)
         sents = split_sentences(anchor.candidate.block.text)
         idx = next((i for i, x in enumerate(sents) if x.start == anchor.sentence.start), None)
-        if idx is not None and idx + 1 < len(sents) and _EXCEPTION_NEXT.search(sents[idx + 1].text):
+        if idx is not None and idx + 1 < len(sents) and _EXCEPTION_NEXT.search(sents[idx + 1].text) and \
+                _ASKS_EXCEPTION.search(query.text):
             nxt = sents[idx + 1]
             return Found(value={"kind": "text", "text": nxt.text}, answer=sent + nxt.text,
                          method="template:exception.following", anchor=anchor,
@@ -794,6 +821,9 @@ class Extractor:
         return None
 
 
+_EXCEPTION_LEAD = re.compile(r"不(?:得|予|适用|计入|属于|享受|包括|受|视为|作为|认定|再|能|应|需|必|超过|列入)|"
+                             r"除外|例外|免予|免于|禁止|无需|无须")
+_ASKS_EXCEPTION = re.compile(r"例外|除外|特殊情况|另有规定|不适用|除了")
 _EXCEPTION_NEXT = re.compile(r"^(但|但是)|上述(期限|规定)|前款规定|除外|另有规定|不适用|延长至|不受")
 _PROVISION_TYPES = ("condition", "procedure", "exception", "list")
 

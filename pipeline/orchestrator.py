@@ -22,7 +22,7 @@ from .numbers import grounded
 from .prefilter import Prefilter, PrefilterSettings
 from .rules import RuleSet
 from .store import Store
-from .text import split_sentences
+from .text import cited_articles as _cited_labels, split_sentences
 from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
 
 log = logging.getLogger("loopagent")
@@ -46,6 +46,7 @@ class AskSettings:
     # provision may cover the whole question less, down to this share, when it covers the asking
     # clause by min_coverage and meets every figure the asker gives
     min_coverage_situation: float = 0.5
+    gate_tries: int = 1  # extractions tried against the bar, best first
 
 
 class Orchestrator:
@@ -123,41 +124,13 @@ class Orchestrator:
         timings["syntax"] = _ms(t)
         t = time.perf_counter()
         found = self._validity(query) if query.constraints.get("validity_of") else None
-        found = found or self.extractor.run(query, anchors)
-        fired = found is not None  # a template fired (even if the gate below refuses it)
-        if found is not None:
-            ev_text = "".join(s.text for _, s, _, _ in found.evidence)
-            text, context = self.scope(found)
-            cov = coverage(_gate_query(query), text, context, context_weight=1.0)
-            found.coverage = cov
-            found.reasons.append(f"证据覆盖率：{cov:.2f}")
-            blk = found.anchor.candidate.block
-            if query.article_hint and blk.clause == query.article_hint and \
-                    blk.doc_id in (query.constraints.get("doc_ids") or []):
-                found.exact = True  # the question named this document and article: the scope is pinned
-                found.reasons.append(f"问题指明了文件和条款（{query.article_hint}）")
-            why = None
-            quoted = [e for e in query.constraints.get("quoted") or [] if e in query.weights]
-            attr = query.constraints.get("asked_attribute")
-            full = text + "".join(b.text for b, _, _, _ in found.evidence)
-            missing = [e for e in quoted if e not in text and e not in context]
-            if attr and not any(w in full or w in context for w in [attr] + query.expansions.get(attr, [])):
-                missing.append(attr)  # 对年龄有什么要求: the evidence speaks of 年龄 or 周岁
-            if missing and not found.exact:
-                why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
-            elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \
-                    and not found.exact and not (doc_ids is None and self._situation_ok(query, found, text, context, cov)):
-                why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）"
-            elif not grounded(_numbers_only(found), ev_text):
-                why = f"{found.method} 的数值未在证据中出现"
-            if not why:
-                self._add_cited_evidence(query, found)
-            if why:
-                if trace_obj is not None:
-                    trace_obj.setdefault("extract", {}).setdefault("rejected", []).append(
-                        {"method": found.method, "answer": found.answer, "coverage": round(cov, 3), "why": why})
-                query.reasons.append(f"拒答：{why}")
-                found = None
+        options = [found] if found is not None else self.extractor.ranked(query, anchors)
+        fired = bool(options)  # a template fired (even if the gate below refuses it)
+        found = None
+        for option in options[: self.settings.gate_tries]:
+            if self._gate(query, option, doc_ids, trace_obj):
+                found = option
+                break
         timings["extract"] = _ms(t)
         if found is None and self.generator is not None and anchors and not fired:
             t = time.perf_counter()
@@ -177,6 +150,47 @@ class Orchestrator:
                 trace_obj.setdefault("extract", {})["accepted"] = {
                     "method": found.method, "coverage": round(found.coverage, 3), "score": round(found.score, 3)}
         return (found, query, cands, anchors), timings
+
+    def _gate(self, query: Query, found: Found, doc_ids: Optional[list[str]], trace_obj: Optional[dict]) -> bool:
+        """The bar an extraction must pass to become an answer: coverage, named words, grounding."""
+        ev_text = "".join(s.text for _, s, _, _ in found.evidence)
+        text, context = self.scope(found)
+        cov = coverage(_gate_query(query), text, context, context_weight=1.0)
+        found.coverage = cov
+        found.reasons.append(f"证据覆盖率：{cov:.2f}")
+        blk = found.anchor.candidate.block
+        if query.article_hint and blk.clause == query.article_hint and \
+                blk.doc_id in (query.constraints.get("doc_ids") or []):
+            found.exact = True  # the question named this document and article: the scope is pinned
+            found.reasons.append(f"问题指明了文件和条款（{query.article_hint}）")
+        why = None
+        quoted = [e for e in query.constraints.get("quoted") or [] if e in query.weights]
+        attr = query.constraints.get("asked_attribute")
+        full = text + "".join(b.text for b, _, _, _ in found.evidence)
+        missing = [e for e in quoted if e not in text and e not in context]
+        if attr and not any(w in full or w in context for w in [attr] + query.expansions.get(attr, [])):
+            missing.append(attr)  # 对年龄有什么要求: the evidence speaks of 年龄 or 周岁
+        gq = _gate_query(query)
+        top = max(gq.weights, key=gq.weights.get, default=None)
+        if found.method.endswith(".sentence") and top and not found.exact and \
+                not any(w in ev_text for w in [top] + query.expansions.get(top, [])):
+            # a quoted sentence has no template behind it: it must at least hold the question's main word
+            missing.append(top)
+        if missing and not found.exact:
+            why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
+        elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \
+                and not found.exact and not (doc_ids is None and self._situation_ok(query, found, text, context, cov)):
+            why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）"
+        elif not grounded(_numbers_only(found), ev_text):
+            why = f"{found.method} 的数值未在证据中出现"
+        if not why:
+            self._add_cited_evidence(query, found)
+            return True
+        if trace_obj is not None:
+            trace_obj.setdefault("extract", {}).setdefault("rejected", []).append(
+                {"method": found.method, "answer": found.answer, "coverage": round(cov, 3), "why": why})
+        query.reasons.append(f"拒答：{why}")
+        return False
 
     def _situation_ok(self, query: Query, found: Found, text: str, context: str, cov: float) -> bool:
         """Accept partial coverage of a situational question: the asking clause is covered by the usual
@@ -388,16 +402,7 @@ class Orchestrator:
                       evidence=_evidence(found), method=found.method, confidence=conf, reasoning=reasons)
 
 
-_N = "零一二两三四五六七八九十百千"
-# 本规定第六条第二款、第七条、第九条第一款 → 第六条, 第七条, 第九条
-_CITED_RUN = re.compile(rf"(?:本法|本条例|本规定|本办法)((?:第[{_N}]+条(?:第[{_N}]+[款项])*[、和及或者]*)+)")
-_ARTICLE_LABEL = re.compile(rf"第[{_N}]+条")
 
-
-def _cited_labels(text: str, limit: int = 4) -> list[str]:
-    """The articles of the same document that ``text`` cites (本规定第六条第二款、第七条 → 第六条, 第七条)."""
-    labels = [a for run in _CITED_RUN.findall(text) for a in _ARTICLE_LABEL.findall(run)]
-    return list(dict.fromkeys(labels))[:limit]
 _TYPE_CUES = {"definition": re.compile(r"是指|系指|所称"), "count": re.compile(r"分为|分成|划分为|包括下列|由下列"),
               "date": re.compile(r"起施行|起实施|起生效|日前|之前"),
               "who": re.compile(r"负责|主管|由[^，。；]{1,20}(?:承担|实施|办理|审批|决定)"),

@@ -101,3 +101,15 @@ def block_sentences(block: Block) -> list[Sentence]:
             pos += len(line) + 1
         return out
     return split_sentences(block.text)
+
+
+_N = "零一二两三四五六七八九十百千"
+# 本规定第六条第二款、第七条、第九条第一款 → 第六条, 第七条, 第九条
+_CITED_RUN = re.compile(rf"(?:本法|本条例|本规定|本办法)((?:第[{_N}]+条(?:第[{_N}]+[款项])*[、和及或者]*)+)")
+_ARTICLE_LABEL = re.compile(rf"第[{_N}]+条")
+
+
+def cited_articles(text: str, limit: int = 4) -> list[str]:
+    """The articles of the same document that ``text`` cites (本规定第六条第二款、第七条 → 第六条, 第七条)."""
+    labels = [a for run in _CITED_RUN.findall(text) for a in _ARTICLE_LABEL.findall(run)]
+    return list(dict.fromkeys(labels))[:limit]

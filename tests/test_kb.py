@@ -227,3 +227,31 @@ def test_question_form_picks_the_deadline_and_value_runs_count_grades(tmp_path):
     grades = kb.ask("年度考核优秀的奖励标准分为几档？")
     assert grades.value == {"kind": "count", "number": 4, "items": ["5000元", "3000元", "1000元", "500元"]}
     assert grades.method == "template:count.values"
+
+
+def test_exception_by_cited_articles_quotes_what_they_say(example_kb):
+    a = example_kb.ask("用人单位不得与劳动者约定由劳动者承担违约金，有什么例外？")
+    assert a.method == "template:exception.but"
+    assert a.value == {"kind": "list", "items": [
+        "第二十二条：劳动者违反服务期约定的，应当按照约定向用人单位支付违约金",
+        "第二十三条：劳动者违反竞业限制约定的，应当按照约定向用人单位支付违约金"]}
+    assert [e.section[-1] for e in a.evidence] == ["第二十五条", "第二十二条", "第二十三条"]
+
+
+def test_exception_list_needs_a_lead_that_excludes(example_kb):
+    a = example_kb.ask("职工有哪些情形不享受当年的年休假？")
+    assert a.method == "template:list.items"
+    assert len(a.value["items"]) == 5 and a.evidence[0].text.endswith("不享受当年的年休假：")
+
+
+def test_exception_following_sentence_when_the_question_asks_for_one(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "档案管理办法.md").write_text(
+        "# 档案管理办法\n\n第十条 档案自形成之日起满二十五年向社会开放；涉及国家安全或者重大利益的档案，上述期限可以多于二十五年。\n",
+        encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("档案形成满二十五年向社会开放，这个规定有没有例外？")
+    assert a.method == "template:exception.following", a.reasoning
+    assert a.value == {"kind": "text", "text": "涉及国家安全或者重大利益的档案，上述期限可以多于二十五年。"}
