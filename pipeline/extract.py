@@ -486,19 +486,23 @@ class Extractor:
                     if nb.block_id == block.block_id or nb.type == "heading":
                         continue
                     for other in split_sentences(nb.text):
-                        shared = [t for t in query.weights if t in other.text and t not in sent]
+                        shared = [t for t in query.weights
+                                  if any(x in other.text and x not in sent for x in [t] + query.expansions.get(t, []))]
                         more = self._matches(query, other.text)
                         if more and more[0][0] >= 0.5 and shared and len(values) < 3 and \
                                 _render(more[0][1]) not in [_render(v) for v in values]:
                             evidence.append(self._ev(anchor, nb, other))
                             values.append(more[0][1])
-            if len(values) > 1:
-                evidence.sort(key=lambda e: (e[0].order, e[1].start))
+            if len(values) > 1:  # document order, each value with its sentence
+                pairs = sorted(zip(evidence, values), key=lambda p: (p[0][0].order, p[0][1].start))
+                evidence, values = [p[0] for p in pairs], [p[1] for p in pairs]
                 answer = "".join(e[1].text for e in evidence)
         reasons = [f"匹配模式：{t.id}", f"识别值：{'；'.join(_render(v) for v in values)}"]
         if cm > 0:
             reasons.append("条件匹配：问题中的数量落在该条件范围内")
         rendered = list(dict.fromkeys(_render(v) for v in values))  # 20工作日 twice is one value
+        if len(rendered) > 1 and is_multipart(query.text):
+            score += 0.3  # the question asks for several values and this answer has them
         out_value = value if len(rendered) == 1 else {"kind": "list", "items": rendered}
         return Found(value=out_value, answer=answer, method=f"template:{t.id}", anchor=anchor, evidence=evidence,
                      score=score, reasons=reasons)
@@ -862,7 +866,8 @@ _ASK_NOUN = re.compile(r"多少(?:个|名|位|家|户|台|辆|件)?(?P<noun>[\u4
 _ASKS_TOTAL = re.compile(r"一共|总共|合计|加起来|总计")
 _STATES_TOTAL = re.compile(r"共计|合计|总计|共[\d一二三四五六七八九十]|一共|总共")
 _CLASSIFYING = re.compile(r"分为|包括|包含|分成|划分|由下列|下列.{0,8}(?:种|类|项|个|级|部分)")
-_MULTI = re.compile(r"分别|各(?:是|为|有|自)?(?:多少|几|什么)|[？?].+[？?]|和.{1,12}(?:多少|几)|(?:多少|几).{1,20}(?:和|以及|、).{1,12}(?:多少|几)")
+_MULTI = re.compile(r"分别|各(?:是|为|有|自)?(?:多少|几|什么)|[？?].+[？?]|和.{1,12}(?:多少|几)|(?:多少|几).{1,20}(?:和|以及|、).{1,12}(?:多少|几)|"
+                    r"[和与及].{1,12}在?(?:时间|时限|期限)(?:上|方面)?有")
 
 
 def is_multipart(question: str) -> bool:

@@ -168,6 +168,8 @@ class Orchestrator:
         attr = query.constraints.get("asked_attribute")
         full = text + "".join(b.text for b, _, _, _ in found.evidence)
         missing = [e for e in quoted if e not in text and e not in context]
+        if attr in _TIME_ATTRS and query.qtype in ("duration", "date") and found.method.startswith("template:"):
+            attr = None  # 在时间上有什么要求: a deadline template's value is the time
         if attr and not any(w in full or w in context for w in [attr] + query.expansions.get(attr, [])):
             missing.append(attr)  # 对年龄有什么要求: the evidence speaks of 年龄 or 周岁
         gq = _gate_query(query)
@@ -403,6 +405,7 @@ class Orchestrator:
 
 
 
+_TIME_ATTRS = ("时间", "时限", "期限", "日期", "期间")
 _TYPE_CUES = {"definition": re.compile(r"是指|系指|所称"), "count": re.compile(r"分为|分成|划分为|包括下列|由下列"),
               "date": re.compile(r"起施行|起实施|起生效|日前|之前"),
               "who": re.compile(r"负责|主管|由[^，。；]{1,20}(?:承担|实施|办理|审批|决定)"),

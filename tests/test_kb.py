@@ -255,3 +255,18 @@ def test_exception_following_sentence_when_the_question_asks_for_one(tmp_path):
     a = kb.ask("档案形成满二十五年向社会开放，这个规定有没有例外？")
     assert a.method == "template:exception.following", a.reasoning
     assert a.value == {"kind": "text", "text": "涉及国家安全或者重大利益的档案，上述期限可以多于二十五年。"}
+
+
+def test_two_deadlines_asked_together_come_from_neighbouring_items(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "复查办法.md").write_text(
+        "# 复查办法\n\n第十条 复查按下列程序进行：\n\n（一）申请人对处理决定不服的，应当在收到决定后十日内提出复查申请；\n\n"
+        "（二）复查机关应当在受理后三十日内作出复查结论，并书面通知申请人；\n\n（三）复查结论为最终结论。\n",
+        encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("申请复查和作出复查结论在时间上有什么要求？")
+    assert a.status == "answered", a.reasoning
+    assert a.value == {"kind": "list", "items": ["10日", "30日"]}
+    assert [e.text[:3] for e in a.evidence] == ["（一）", "（二）"]
