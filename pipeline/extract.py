@@ -448,7 +448,8 @@ class Extractor:
                     continue  # 上限 asked, 不得低于 stated (or the other way round)
                 cm = condition_match(query.constraints.get("quantities") or [], _clause_before(sent, span),
                                      query.constraints.get("ranges"))
-                score = t.priority / 100.0 + _proximity(query, sent, span) + 0.8 * cm
+                score = t.priority / 100.0 + _proximity(query, sent, span) + 0.8 * cm \
+                    + _grade_match(query.text, _clause_before(sent, span))
                 if t.asked is not None and t.asked.search(query.text):
                     score += 0.1  # the question asks in this template's form (多长时间内 → …日内)
                 out.append((score, value, span, t, cm))
@@ -470,7 +471,8 @@ class Extractor:
         values = [value]
         # a tiered provision (…三个月以上不满一年的，…；…一年以上不满三年的，…) asked without the
         # condition that picks a tier: give every tier rather than the first one
-        tiered = (_clause_before(sent, span).find("的，") >= 0 and bool(range_conditions(_clause_before(sent, span)))
+        before = _clause_before(sent, (span[0], span[0]))  # up to the value: the value is no condition
+        tiered = (before.find("的，") >= 0 and bool(range_conditions(before))
                   and not query.constraints.get("quantities") and not query.constraints.get("ranges"))
         if is_multipart(query.text) or tiered:
             block = anchor.candidate.block
@@ -478,7 +480,7 @@ class Extractor:
                 if other.start == anchor.sentence.start or len(values) >= 4:
                     continue
                 more = self._matches(query, other.text)
-                if more and more[0][0] >= 0.5:
+                if more and more[0][0] >= 0.5 and _grade_match(query.text, _clause_before(other.text, more[0][2])) >= 0:
                     evidence.append(self._ev(anchor, block, other))
                     values.append(more[0][1])
             if len(values) == 1:  # the other part may sit in the next or previous article
@@ -490,7 +492,8 @@ class Extractor:
                                   if any(x in other.text and x not in sent for x in [t] + query.expansions.get(t, []))]
                         more = self._matches(query, other.text)
                         if more and more[0][0] >= 0.5 and shared and len(values) < 3 and \
-                                _render(more[0][1]) not in [_render(v) for v in values]:
+                                _render(more[0][1]) not in [_render(v) for v in values] and \
+                                _grade_match(query.text, _clause_before(other.text, more[0][2])) >= 0:
                             evidence.append(self._ev(anchor, nb, other))
                             values.append(more[0][1])
             if len(values) > 1:  # document order, each value with its sentence
@@ -1005,6 +1008,23 @@ def _clause_before(sent: str, span: tuple[int, int]) -> str:
     """The conditional clause(s) preceding ``span`` in the same sentence (…的，)."""
     start = max(sent.rfind(p, 0, span[0]) for p in "；;。") + 1
     return sent[start:span[1]]
+
+
+# graded tiers of a provision: 一般/较大/重大/特别重大事故, 情节轻微/较重/严重/特别严重
+_GRADE = re.compile(r"特别重大|重大|较大|一般|特别严重|严重|较重|轻微|特别恶劣|恶劣")
+
+
+def _grade_match(question: str, before: str) -> float:
+    """+0.5 when the value's condition (…的，) names the grade the question names (发生较大事故的), −0.5
+    when it names another grade (情节特别严重的 for a question that states none or a different one)."""
+    conds = [c for c in re.findall(r"([^，,；;。：:]*?)的[，,]", before)]
+    grades = [g for c in conds for g in _GRADE.findall(c)]
+    if not grades:
+        return 0.0
+    asked = set(_GRADE.findall(question))
+    if asked & set(grades):
+        return 0.5
+    return -0.5
 
 
 def _proximity(query: Query, sent: str, span: tuple[int, int]) -> float:

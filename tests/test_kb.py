@@ -270,3 +270,22 @@ def test_two_deadlines_asked_together_come_from_neighbouring_items(tmp_path):
     assert a.status == "answered", a.reasoning
     assert a.value == {"kind": "list", "items": ["10日", "30日"]}
     assert [e.text[:3] for e in a.evidence] == ["（一）", "（二）"]
+
+
+@pytest.mark.parametrize("question,lo,hi", [
+    ("发生较大事故的，对负有责任的单位罚款多少？", 500000, 1000000),
+    ("发生重大事故的，对负有责任的单位罚款多少？", 1000000, 5000000),
+])
+def test_graded_tier_named_in_the_question_picks_the_penalty(tmp_path, question, lo, hi):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "事故处罚规定.md").write_text(
+        "# 事故处罚规定\n\n第五十条 发生生产安全事故，对负有责任的单位由应急管理部门依照下列规定处以罚款：\n\n"
+        "（一）发生一般事故的，处二十万元以上五十万元以下的罚款；\n\n（二）发生较大事故的，处五十万元以上一百万元以下的罚款；\n\n"
+        "（三）发生重大事故的，处一百万元以上五百万元以下的罚款。\n\n"
+        "第五十一条 发生生产安全事故，情节特别严重的，应急管理部门可以按照前条罚款数额的二倍以上五倍以下对负有责任的单位处以罚款。\n",
+        encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask(question)
+    assert a.value == {"kind": "range", "min": lo, "max": hi, "unit": "元"}, a.reasoning
