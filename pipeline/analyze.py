@@ -214,6 +214,13 @@ class QueryAnalyzer:
             cat = next((t for t in q.weights if m.group(1).startswith(t) and t not in q.entities), None)
             if cat:  # the coverage bar counts it at CATEGORY_WEIGHT; selection still uses it fully
                 q.constraints.setdefault("asked_category", []).append(cat)
+        # onero电机 / XX系统: the class noun right after a named product is covered by that product's documents
+        for name in ([q.doc_hint] if q.doc_hint and not _BOOK.search(question) else []):
+            i = question.find(name)
+            rest = question[i + len(name):] if i >= 0 else ""
+            cls = next((t for t in q.weights if rest.startswith(t) and is_content_word(t)), None)
+            if cls:
+                q.constraints["named_class"] = cls
         # compound terms the documents may split (工会会员 → 会员): their parts earn partial credit
         tok = get_tokenizer()
         q.constraints["parts"] = {t: [p for p in tok.cut_for_search(t) if len(p) >= 2 and p != t]

@@ -474,6 +474,12 @@ class Extractor:
         before = _clause_before(sent, (span[0], span[0]))  # up to the value: the value is no condition
         tiered = (before.find("的，") >= 0 and bool(range_conditions(before))
                   and not query.constraints.get("quantities") and not query.constraints.get("ranges"))
+        same = [(span, value)]  # Kp的范围为[0,500]，Kd的范围为[0,5]: several values in one sentence
+        if is_multipart(query.text):
+            for sc, v, sp, t2, _ in matches[1:]:
+                if t2.id == t.id and sc >= 0.5 and all(sp[1] <= a or sp[0] >= b for (a, b), _ in same):
+                    same.append((sp, v))
+            same.sort(key=lambda x: x[0][0])
         if is_multipart(query.text) or tiered:
             block = anchor.candidate.block
             for other in split_sentences(block.text):
@@ -500,6 +506,9 @@ class Extractor:
                 pairs = sorted(zip(evidence, values), key=lambda p: (p[0][0].order, p[0][1].start))
                 evidence, values = [p[0] for p in pairs], [p[1] for p in pairs]
                 answer = "".join(e[1].text for e in evidence)
+        if len(same) > 1:
+            i = next(i for i, e in enumerate(evidence) if e[0] is anchor.candidate.block and e[1].start == anchor.sentence.start)
+            values = values[:i] + [v for _, v in same] + values[i + 1:]
         reasons = [f"匹配模式：{t.id}", f"识别值：{'；'.join(_render(v) for v in values)}"]
         if cm > 0:
             reasons.append("条件匹配：问题中的数量落在该条件范围内")

@@ -155,6 +155,9 @@ class Orchestrator:
         """The bar an extraction must pass to become an answer: coverage, named words, grounding."""
         ev_text = "".join(s.text for _, s, _, _ in found.evidence)
         text, context = self.scope(found)
+        cls = query.constraints.get("named_class")
+        if cls and found.anchor.candidate.block.doc_id in (query.constraints.get("doc_ids") or []):
+            context += "\n" + cls  # onero电机: a document of the named product speaks of its 电机
         cov = coverage(_gate_query(query), text, context, context_weight=1.0)
         found.coverage = cov
         found.reasons.append(f"证据覆盖率：{cov:.2f}")

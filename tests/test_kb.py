@@ -289,3 +289,20 @@ def test_graded_tier_named_in_the_question_picks_the_penalty(tmp_path, question,
     kb.ingest([d])
     a = kb.ask(question)
     assert a.value == {"kind": "range", "min": lo, "max": hi, "unit": "元"}, a.reasoning
+
+
+def test_product_class_noun_and_bracketed_ranges(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "acme_servo_protocol.md").write_text(
+        "# acme 伺服关节通信协议\n\n## 2.1 位置模式\n\n位置模式下，控制帧的帧ID为设定的CANID加上0x100。\n\n"
+        "## 2.2 阻抗模式\n\n各参数的范围可由写参数指令进行设定，其中Kp的范围为[0,500]，Kd的范围为[0,5]。\n",
+        encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("acme电机阻抗模式下，Kp和Kd参数的取值范围分别是多少？")
+    # 电机 after the product name acme is covered by acme's documents; both ranges of the sentence are asked
+    assert a.status == "answered", a.reasoning
+    assert a.method == "template:number.interval"
+    assert a.value == {"kind": "list", "items": ["0–500", "0–5"]}
+    assert kb.orchestrator.analyzer.run("acme电机阻抗模式下，Kp是多少？").constraints["named_class"] == "电机"
