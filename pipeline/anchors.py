@@ -69,11 +69,23 @@ def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
         b = c.block
         context = " ".join(b.section) + " " + c.title + " " + b.text + " " + c.breakdown.get("lead", "")
         prior = c.score / best_block
+        named = c.breakdown.get("named_section") or ""  # the question names this block's section: its heading counts
         for s in block_sentences(b):
-            cov = coverage(query, s.text, context)
+            cov = coverage(query, s.text + named, context)
             cond = condition_match(quantities, s.text, query.constraints.get("ranges"))
             score = cov + 0.35 * prior + 0.3 * cond + phrase_bonus(query, s.text)
             out.append(Anchor(candidate=c, sentence=s, score=round(score, 4), pattern=None,
                               details={"coverage": round(cov, 3), "prior": round(prior, 3), "condition": cond}))
     out.sort(key=lambda a: -a.score)
-    return out[:limit]
+    # at most a few sentences of one block: a long register table must not fill every anchor slot
+    per_block: dict[str, int] = {}
+    kept = []
+    for a in out:
+        n = per_block.get(a.candidate.block.block_id, 0)
+        if n < _PER_BLOCK:
+            kept.append(a)
+            per_block[a.candidate.block.block_id] = n + 1
+    return kept[:limit]
+
+
+_PER_BLOCK = 4

@@ -526,11 +526,11 @@ class Extractor:
             return None
         if query.qtype == "exception" and not _EXCEPTION_LEAD.search((lead or block).text):
             return None  # a list answers 哪些…除外/不适用 only when its lead states the exception
-        if block.type == "list_item" and lead is not None and query.qtype in ("condition", "list"):
+        if block.type == "list_item" and lead is not None and query.qtype in ("condition", "list", "procedure"):
             found = self._matching_items(query, anchor, lead, items)
             if found is not None:
                 return found
-        texts = [re.sub(r"[；;。]$", "", b.text) for b in items]
+        texts = [_item_text(b.text) for b in items]
         lead_block = lead or block
         lead_sent = split_sentences(lead_block.text)[-1] if lead_block.text else anchor.sentence
         ev = [(lead_block, lead_sent, anchor.candidate.title, anchor.candidate.source)]
@@ -546,14 +546,13 @@ class Extractor:
         客车…): the answer is the items that name the asked subject, not the whole list."""
         from .anchors import phrase_bonus  # anchors builds on this module
         total = sum(query.weights.values()) or 1.0
+        cls = query.constraints.get("named_class")  # onero电机: the product's documents speak of its 电机
+        named = cls if cls and lead.doc_id in (query.constraints.get("doc_ids") or []) else ""
 
-        def share(text: str) -> float:
-            return sum(w for t, w in query.weights.items()
-                       if t in text or any(x in text for x in query.expansions.get(t, []))) / total \
-                + phrase_bonus(query, text)
+        def has(t: str, text: str) -> bool:
+            return t in text or any(x in text for x in query.expansions.get(t, []))
 
-        if share(lead.text) >= 0.5:
-            return None  # the lead names the subject: the whole list answers
+        general = named + lead.text  # what every item shares: the lead (and the named product)
         # an item under a sub-lead (（二）轮船：) is read with it
         heads: list[Optional[Block]] = []
         head = None
@@ -561,13 +560,20 @@ class Extractor:
             heads.append(head)
             if re.search(r"[：:]\s*$", b.text):
                 head = b
-        shares = [share((h.text if h else "") + b.text) for b, h in zip(items, heads)]
+
+        def distinct(i: int) -> float:
+            """The question's weight this item (with its sub-lead) adds to what the lead already says."""
+            text = (heads[i].text if heads[i] else "") + items[i].text
+            return sum(w for t, w in query.weights.items() if has(t, text) and not has(t, general)) / total \
+                + phrase_bonus(query, text)
+
+        shares = [distinct(i) for i in range(len(items))]
         top = max(shares)
         best = [i for i, sh in enumerate(shares) if sh >= top - 1e-6 and not re.search(r"[：:]\s*$", items[i].text)]
-        if top < 0.6 or not best or len(best) > 3 or len(best) * 2 > len(items):
-            return None
+        if top < 0.2 or not best or len(best) > 3 or len(best) * 2 > len(items):
+            return None  # no item stands out: the whole list answers
         c = anchor.candidate
-        texts = [re.sub(r"[；;。]$", "", items[i].text) for i in best]
+        texts = [_item_text(items[i].text) for i in best]
         lead_sent = split_sentences(lead.text)[-1] if lead.text else anchor.sentence
         ev = [(lead, lead_sent, c.title, c.source)]
         for i in best:
@@ -995,6 +1001,11 @@ def _unit_ok(query: Query, value: dict) -> bool:
                     "小时": {"小时"}}
             return unit in dims[u]
     return True
+
+
+def _item_text(text: str) -> str:
+    """A list item as a value: without its bullet (- / • / *) and closing punctuation."""
+    return re.sub(r"[；;。]$", "", re.sub(r"^\s*[-•*·]\s*", "", text))
 
 
 def _asked_classifier(question: str) -> str:

@@ -62,6 +62,7 @@ def hint_applies(rule: dict, qtype: str, block_type: str, text: str, rx=None) ->
     return bool(cue and (rx or re.compile(cue)).search(text))
 _REPEAL = re.compile(r"废止|失效|停止执行")
 _LEAD_END = re.compile(r"[：:]\s*$")
+_HEADING_NUMBER = re.compile(r"^\s*(?:[\d.]+|[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|第[一二三四五六七八九十百\d]+[章节部分编])\s*")
 _STRUCT = re.compile(r"(第[零〇一二三四五六七八九十百千\d]+[章节条])|(附[录件][\dA-Z一二三四五六七八九十]*)|([表图]\s*[\d一二三四五六七八九十]+(?:[-.]\d+)?)")
 
 
@@ -183,6 +184,10 @@ class Prefilter:
                              u in str(b.meta.get("caption", "")) for u in units):
                 score *= 1.5
                 breakdown["named_unit"] = True
+            heading = _HEADING_NUMBER.sub("", b.section[-1]).strip() if b.section else ""
+            if len(heading) >= 3 and heading in query.text and not _STRUCT.search(heading):
+                score *= 1.3  # 用速度模式控制…: the section headed 2.3 速度模式 (not 2.2 位置速度模式)
+                breakdown["named_section"] = heading
             for rule, rx in hints:
                 if hint_applies(rule, query.qtype, b.type, b.text, rx):
                     score *= float(rule["boost"])

@@ -306,3 +306,22 @@ def test_product_class_noun_and_bracketed_ranges(tmp_path):
     assert a.method == "template:number.interval"
     assert a.value == {"kind": "list", "items": ["0–500", "0–5"]}
     assert kb.orchestrator.analyzer.run("acme电机阻抗模式下，Kp是多少？").constraints["named_class"] == "电机"
+
+
+def test_section_named_in_the_question_picks_its_list_item(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "acme_servo_protocol.md").write_text(
+        "# acme 伺服关节通信协议\n\n## 2. 控制帧\n\n### 2.2 位置速度模式\n\n- 帧ID为设定的CANID值加上0x100\n"
+        "- P_des：位置给定，浮点型\n- V_des：速度给定，浮点型\n\n### 2.3 速度模式\n\n- 帧ID为设定的CANID值加上0x200\n"
+        "- V_des：速度给定，浮点型\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("用速度模式控制acme电机时，控制帧的帧ID应该怎么设置？", trace=True)
+    assert a.status == "answered", a.reasoning
+    assert a.method == "template:list.matching"
+    assert a.value == {"kind": "text", "text": "帧ID为设定的CANID值加上0x200"}
+    assert a.evidence[-1].section[-1] == "2.3 速度模式"
+    by_section = {c["section"][-1]: c["breakdown"].get("named_section") for c in a.trace["prefilter"]["candidates"]}
+    assert by_section["2.3 速度模式"] == "速度模式"
+    assert by_section["2.2 位置速度模式"] is None  # 位置速度模式 is not named in the question
