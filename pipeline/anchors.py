@@ -7,6 +7,7 @@ path counting a little, plus the block's stage-1 score as a prior.
 """
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from .extract import condition_match
@@ -21,22 +22,30 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[fl
         syn_weight = query.constraints.get("synonym_weight", 0.6)
     total = 0.0
     got = 0.0
+    all_parts = query.constraints.get("parts") or {}
     for t, w in query.weights.items():
         total += w
-        if t in text:
-            got += w
-        else:
-            syns = query.expansions.get(t, [])
-            if any(s in text for s in syns):
-                got += w * syn_weight
-            elif t in context or any(s in context for s in syns):
-                got += w * context_weight
-            else:
-                parts = (query.constraints.get("parts") or {}).get(t) or []
-                if parts:  # 工会会员 when the text says 会员: partial credit for the parts present
-                    share = sum(1 for p in parts if p in text) / len(parts)
-                    got += w * 0.6 * share
+        parts = all_parts.get(t) or []
+        if t in text or (parts and _parts_together(parts, text)):
+            got += w  # (提出申请 as 提出工伤认定申请: the parts in order, a few characters apart)
+            continue
+        syns = query.expansions.get(t, [])
+        if any(s in text for s in syns):
+            got += w * syn_weight
+        elif t in context or any(s in context for s in syns):
+            got += w * context_weight
+        elif parts:  # 工会会员 when the text says 会员: partial credit for the parts present
+            share = sum(1 for p in parts if p in text) / len(parts)
+            got += w * 0.6 * share
     return got / total if total else 0.0
+
+
+def _parts_together(parts: list[str], text: str, gap: int = 8) -> bool:
+    """True when the parts occur in order, in one clause, at most ``gap`` characters apart."""
+    if len(parts) < 2:
+        return False
+    pattern = f"[^，。；、,;]{{0,{gap}}}".join(re.escape(p) for p in parts)  # within one clause
+    return re.search(pattern, text) is not None
 
 
 def joined_terms(query: Query) -> list[str]:

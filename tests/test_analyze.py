@@ -39,3 +39,14 @@ def test_joined_terms_reward_the_question_phrase(example_kb):
     q = example_kb.orchestrator.analyzer.run("申请大型客车准驾车型的驾驶证，对年龄有什么要求？")
     assert "大型客车" in joined_terms(q)
     assert phrase_bonus(q, "申请大型客车准驾车型的") > phrase_bonus(q, "申请中型客车、大型货车准驾车型的")
+
+
+def test_a_compound_split_by_an_object_counts_fully(example_kb):
+    from pipeline.anchors import _parts_together, coverage
+
+    assert _parts_together(["提出", "申请"], "提出工伤认定申请")
+    assert not _parts_together(["提出", "申请"], "申请人可以提出")  # out of order
+    assert not _parts_together(["提出", "申请"], "提出" + "的" * 9 + "申请")  # too far apart
+    q = example_kb.orchestrator.analyzer.run("职工应当在多长时间内提出申请？")
+    assert q.constraints["parts"]["提出申请"] == ["提出", "申请"]
+    assert coverage(q, "在一年内提出工伤认定申请") > coverage(q, "在一年内提出意见，并申请")
