@@ -50,3 +50,14 @@ def test_a_compound_split_by_an_object_counts_fully(example_kb):
     q = example_kb.orchestrator.analyzer.run("职工应当在多长时间内提出申请？")
     assert q.constraints["parts"]["提出申请"] == ["提出", "申请"]
     assert coverage(q, "在一年内提出工伤认定申请") > coverage(q, "在一年内提出意见，并申请")
+
+
+def test_compact_tag_table_finds_every_word_and_only_those():
+    from pipeline.tokenize import _TagTable, pos_tag
+
+    table = _TagTable([("应当", "v"), ("较大", "a"), ("可以", "c"), ("阿", "e"), ("龥", "x")])
+    assert [table.get(w) for w in ["阿", "可以", "应当", "较大", "龥"]] == ["e", "c", "v", "a", "x"]
+    assert table.get("应") is None and table.get("应当当") is None and table.get("") is None
+    assert len(table) == 5
+    # jieba's own dictionary: verbs and adjectives keep their tags, nouns are the default
+    assert (pos_tag("安排"), pos_tag("较大"), pos_tag("试用期")) == ("v", "a", "n")
