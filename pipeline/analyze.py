@@ -202,6 +202,10 @@ class QueryAnalyzer:
                 terms.append(e)
         q.terms = terms
         q.expansions = self._expand(question, terms)
+        for user in q.expansions:  # a dictionary word jieba split (年假 → 年 / 假) is still a term
+            if user not in terms and len(user) >= 2 and not any(user in t for t in terms) \
+                    and not _ASKING.search(user) and user not in _ASK_WORDS:
+                terms.append(user)
         q.weights, df = self._idf(terms, q.expansions)
         q.constraints["synonym_weight"] = self._syn_weight  # dictionaries/synonyms.yaml `weight`
         for e in q.entities:  # quoted terms are what the question is about…

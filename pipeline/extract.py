@@ -282,11 +282,16 @@ def condition_match(question_quantities: list[dict], text: str, question_ranges:
         return 0.0
     best = 0.0
     for qdim, qlo, qhi, _, _ in question_ranges or []:
-        for cdim, lo, hi, _, _ in conds:
+        for cdim, lo, hi, incl, _ in conds:
             if cdim != qdim:
                 continue
             if _same(lo, qlo) and _same(hi, qhi):
                 return 1.0
+            if qhi == float("inf"):
+                # 工作满15年了 states where the asker is, not a tier: it must fall inside the provision's one
+                inside = lo <= qlo and (qlo <= hi if incl else qlo < hi)
+                best = max(best, 1.0) if inside else min(best, -1.0) if best <= 0 else best
+                continue
             if hi <= qlo or lo >= qhi:
                 best = min(best, -1.0) if best <= 0 else best
     for q in question_quantities:
@@ -979,6 +984,9 @@ def _direction_conflict(question: str, around: str) -> bool:
     return ask_max != says_max
 
 
+_ASKS_MULTIPLE = re.compile(r"(几|多少)倍")
+
+
 def _unit_ok(query: Query, value: dict) -> bool:
     """A value whose unit contradicts what the question asks for (几个月 vs 日, 预扣率 vs 元) is not an answer."""
     unit = value.get("unit")
@@ -993,6 +1001,9 @@ def _unit_ok(query: Query, value: dict) -> bool:
     if _ASKS_MONEY.search(query.text) and not _ASKS_RATE.search(query.text) \
             and value.get("kind") in ("number", "duration") and unit not in ("元", "倍", "%"):
         return False
+    if _ASKS_MULTIPLE.search(query.text) and not is_multipart(query.text) \
+            and value.get("kind") in ("number", "range", "duration", "money") and unit not in ("倍", "%"):
+        return False  # 几倍的工资 wants a multiple (二倍), not the 1日 or 1次 next to it
     if value.get("kind") != "duration" or not unit:
         return True
     for rx, u in _ASK_UNIT:

@@ -26,3 +26,12 @@ def test_question_range_must_equal_the_tier():
 
 def test_clock_times_are_not_ranges():
     assert range_conditions("9:11-9:20到") == []
+
+
+def test_an_open_ended_question_figure_is_where_the_asker_stands():
+    from pipeline.extract import condition_match, range_conditions
+
+    asked = [r[:4] + (list(r[4]),) for r in range_conditions("我在单位工作满15年了")]
+    assert condition_match([], "职工累计工作已满1年不满10年的，年休假5天", asked) == -1.0
+    assert condition_match([], "已满10年不满20年的，年休假10天", asked) == 1.0
+    assert condition_match([], "已满20年的，年休假15天", asked) == -1.0

@@ -325,3 +325,17 @@ def test_section_named_in_the_question_picks_its_list_item(tmp_path):
     by_section = {c["section"][-1]: c["breakdown"].get("named_section") for c in a.trace["prefilter"]["candidates"]}
     assert by_section["2.3 速度模式"] == "速度模式"
     assert by_section["2.2 位置速度模式"] is None  # 位置速度模式 is not named in the question
+
+
+def test_multiple_asked_for_wants_a_multiple(example_kb):
+    # 几倍 wants 二倍/20倍; the 1次 of 一次性 or the 1日 of 次日 next to it is no answer
+    a = example_kb.ask("职工因工死亡，一次性工亡补助金标准为上一年度全国城镇居民人均可支配收入的多少倍？")
+    assert a.value == {"kind": "number", "number": 20, "unit": "倍"}
+
+
+def test_a_dictionary_word_jieba_splits_stays_a_term(example_kb):
+    q = example_kb.orchestrator.analyzer.run("我在单位工作满15年了，每年能休几天年假？")
+    assert "年假" in q.weights and "休几天" not in q.weights
+    a = example_kb.ask("我在单位工作满15年了，每年能休几天年假？")
+    assert a.value == {"kind": "duration", "number": 10, "unit": "日"}
+    assert "已满10年不满20年" in a.evidence[0].text  # the 条例 tier or the 实施办法 table row
