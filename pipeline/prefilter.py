@@ -251,7 +251,8 @@ class Prefilter:
                 moved.add(item.block_id)
                 by_lead.setdefault(b.block_id, []).append(
                     Candidate(block=item, title=c.title, source=c.source, score=round(c.score - 0.001 * (i + 1), 4),
-                              breakdown={"item_of": b.block_id, "lead": b.text[-120:]}))
+                              breakdown={"item_of": b.block_id, "lead": b.text[-120:],
+                                         **({"rrf": c.breakdown["rrf"]} if "rrf" in c.breakdown else {})}))
         if not by_lead:
             return top
         out: list[Candidate] = []
