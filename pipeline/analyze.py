@@ -133,9 +133,16 @@ class QueryAnalyzer:
         """The question type and the id of the rule that decided it."""
         self._refresh()
         plain = strip_asides(question)
+        asked = asked_clause(question)
+        # the clause that asks decides first (…受过刑事处罚的人员，…在多长期限内不准其出境 asks a duration,
+        # not a fine); a compare question is one whatever clause asks
         for rule, rx in self._qtypes:
-            if rx.search(plain):
+            if rule["type"] == "compare" and rx.search(plain):
                 return rule["type"], rule["id"]
+        for text in ([asked] if asked else []) + [plain]:
+            for rule, rx in self._qtypes:
+                if rx.search(text):
+                    return rule["type"], rule["id"]
         return "open", None
 
     def route(self, question: str) -> tuple[Optional[str], Optional[str]]:

@@ -113,7 +113,7 @@ def _b_range_multiple(g: dict) -> Optional[dict]:
 def _b_percent(g: dict) -> Optional[dict]:
     if g.get("pre"):
         n = _num(g.get("num"))
-        unit = "%" if g["pre"] == "百分之" else "‰"
+        unit = {"百分之": "%", "千分之": "‰", "万分之": "‱"}[g["pre"]]
     else:
         n = _num(g.get("num2"))
         unit = g.get("sign") or "%"
@@ -411,6 +411,7 @@ class Extractor:
         out: dict[tuple[str, str], Found] = {}
         strategies = STRATEGIES.get(query.qtype, ("templates",))
         for rank, anchor in enumerate(tried):
+            got = False
             for strat in strategies:
                 f = getattr(self, f"_s_{strat}")(query, anchor)
                 if f is None:
@@ -418,11 +419,39 @@ class Extractor:
                 if query.qtype in _PROVISION_TYPES and f.method.startswith("template:") and \
                         f.method.split(":", 1)[1] in self._weak_ids():
                     continue  # a bare number is no answer to 什么条件/怎么办
+                got = True
                 f.score += anchor.score - 0.05 * rank
                 key = (f.method, f.answer)
                 if key not in out or f.score > out[key].score:
                     out[key] = f
+            if not got and query.qtype in _VALUE_TYPES:
+                for f in self._window(query, anchor):
+                    f.score += anchor.score - 0.05 * rank
+                    key = (f.method, f.answer)
+                    if key not in out or f.score > out[key].score:
+                        out[key] = f
         return sorted(out.values(), key=lambda f: -f.score)
+
+    def _window(self, query: Query, anchor: Anchor) -> list[Found]:
+        """The anchor states the rule, the next sentence of its paragraph the figure (…应当在规定的期限内重新
+        作出；未规定期限的，…期限为60日): values from the next two sentences, the anchor kept as evidence."""
+        block = anchor.candidate.block
+        sents = split_sentences(block.text)
+        idx = next((i for i, x in enumerate(sents) if x.start == anchor.sentence.start), None)
+        if idx is None:
+            return []
+        for step, nxt in enumerate(sents[idx + 1: idx + 3], start=1):
+            shifted = Anchor(candidate=anchor.candidate, sentence=nxt, score=0.0, pattern=None, details={})
+            f = self._s_templates(query, shifted)
+            if f is None:
+                continue
+            f.anchor = anchor
+            f.evidence = [self._ev(anchor)] + f.evidence
+            f.answer = anchor.sentence.text + f.answer
+            f.score -= 0.1 * step
+            f.reasons.append(f"上下文窗口：锚点句后第{step}句给出数值")
+            return [f]
+        return []
 
     def _weak_ids(self) -> set[str]:
         """Templates too generic to answer a provision question on their own (priority < 50)."""
@@ -577,6 +606,8 @@ class Extractor:
         best = [i for i, sh in enumerate(shares) if sh >= top - 1e-6 and not re.search(r"[：:]\s*$", items[i].text)]
         if top < 0.2 or not best or len(best) > 3 or len(best) * 2 > len(items):
             return None  # no item stands out: the whole list answers
+        if any(_restates_question(query.text, items[i].text) for i in best):
+            return None  # the item is the question's own premise (…中止的行政复议，在什么情况下会终止), not its answer
         c = anchor.candidate
         texts = [_item_text(items[i].text) for i in best]
         lead_sent = split_sentences(lead.text)[-1] if lead.text else anchor.sentence
@@ -672,6 +703,16 @@ class Extractor:
     def _s_sentence(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """Quote the anchor sentence (who/procedure/definition/exception answers are provisions)."""
         sent = anchor.sentence.text
+        if _restates_question(query.text, sent):
+            return None
+        cue = _EXCLUSION_CUE.search(query.text)
+        phrase = cue.group(0) + (query.text[cue.end():cue.end() + 2] if cue and cue.group(0) in ("不予", "免予") else "") \
+            if cue else ""
+        if query.qtype == "exception" and cue and \
+                not re.search(re.escape(phrase) + r"[^，。；;,的]{0,10}(?:[，。；;,]|$)", sent):
+            # 哪些…不适用本条例 is answered by a sentence that says …，不适用本条例 (not 必须遵守本条例, nor
+            # 对不予公开的内容说明理由, where the cue only qualifies a noun)
+            return None
         block = anchor.candidate.block
         sents = split_sentences(block.text)
         idx = next((i for i, s in enumerate(sents) if s.start == anchor.sentence.start), 0)
@@ -853,6 +894,7 @@ _EXCEPTION_LEAD = re.compile(r"不(?:得|予|适用|计入|属于|享受|包括|
 _ASKS_EXCEPTION = re.compile(r"例外|除外|特殊情况|另有规定|不适用|除了")
 _EXCEPTION_NEXT = re.compile(r"^(但|但是)|上述(期限|规定)|前款规定|除外|另有规定|不适用|延长至|不受")
 _PROVISION_TYPES = ("condition", "procedure", "exception", "list")
+_VALUE_TYPES = ("duration", "money", "number", "date")
 
 # type -> strategies tried on each anchor, in order
 STRATEGIES: dict[str, tuple[str, ...]] = {
@@ -948,6 +990,16 @@ def _asked_clause(query: Query, sent: str) -> str:
     return best if overlap(best) > 0 else sent
 
 
+_EXCLUSION_CUE = re.compile(r"不适用|不计入|不予|不属于|除外|不包括|不享受|不视为|不认定|免予")
+
+
+def _restates_question(question: str, text: str) -> bool:
+    """True when ``text`` mostly repeats the question: 70% of its character pairs occur in the question."""
+    core = re.sub(r"[^\u4e00-\u9fffA-Za-z0-9]", "", re.sub(r"^[\s(（]*[一二三四五六七八九十\d]+[)）.、]", "", text))
+    pairs = [core[i:i + 2] for i in range(len(core) - 1)]
+    return len(core) >= 6 and sum(p in question for p in pairs) >= 0.7 * len(pairs)
+
+
 def longest_common(a: str, b: str) -> str:
     """The longest common substring of ``a`` and ``b`` made of CJK/alphanumeric characters."""
     best = ""
@@ -994,7 +1046,7 @@ def _unit_ok(query: Query, value: dict) -> bool:
     if is_ref != bool(_ASKS_ARTICLE.search(query.text)):
         return False  # 第几条 wants an article reference, and only it does
     if _ASKS_RATE.search(query.text) and value.get("kind") in ("money", "number", "range", "duration") \
-            and unit not in ("%", "‰", "倍"):
+            and unit not in ("%", "‰", "‱", "倍"):
         return False
     if _ASKS_YUAN.search(query.text) and unit not in ("元",) and value.get("kind") != "count":
         return False  # 每月多少元 wants an amount, not 百分之八十

@@ -14,9 +14,9 @@ _CN_NUM = re.compile(rf"[{CN_DIGITS}]+")
 NUM = rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?(?:[万亿])?|[{CN_DIGITS}]+)"
 UNITS = ("个工作日", "工作日", "个月", "个小时", "小时", "周岁", "个星期", "星期", "日历天", "年", "月", "日", "天", "周",
          "分钟", "秒", "万元", "亿元", "元", "倍", "人", "名", "次", "分", "档", "级", "类", "种", "项", "个", "米",
-         "厘米", "毫米", "公里", "千米", "平方米", "吨", "千克", "公斤", "岁", "%", "‰", "V", "A", "W", "Nm", "N.m", "N·m")
+         "厘米", "毫米", "公里", "千米", "平方米", "吨", "千克", "公斤", "岁", "%", "‰", "‱", "V", "A", "W", "Nm", "N.m", "N·m")
 _UNIT_RX = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
-QUANTITY = re.compile(rf"(百分之|千分之)?({NUM})\s*({_UNIT_RX})?")
+QUANTITY = re.compile(rf"(百分之|千分之|万分之)?({NUM})\s*({_UNIT_RX})?")
 _FIXED = set("律般切些旦致并起同经样定直再方")  # 一律 一般 … are words, not numbers
 
 
@@ -62,7 +62,7 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
             continue
         unit = m.group(3) or ""
         if m.group(1):
-            value, unit = value, "%" if m.group(1) == "百分之" else "‰"
+            value, unit = value, {"百分之": "%", "千分之": "‰", "万分之": "‱"}[m.group(1)]
         out.append({"number": _clean(value), "unit": canonical_unit(unit), "text": m.group(0),
                     "start": m.start(), "end": m.end()})
     return out

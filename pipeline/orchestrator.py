@@ -175,12 +175,6 @@ class Orchestrator:
             attr = None  # 在时间上有什么要求: a deadline template's value is the time
         if attr and not any(w in full or w in context for w in [attr] + query.expansions.get(attr, [])):
             missing.append(attr)  # 对年龄有什么要求: the evidence speaks of 年龄 or 周岁
-        gq = _gate_query(query)
-        top = max(gq.weights, key=gq.weights.get, default=None)
-        if found.method.endswith(".sentence") and top and not found.exact and \
-                not any(w in ev_text for w in [top] + query.expansions.get(top, [])):
-            # a quoted sentence has no template behind it: it must at least hold the question's main word
-            missing.append(top)
         if missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
         elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \

@@ -339,3 +339,35 @@ def test_a_dictionary_word_jieba_splits_stays_a_term(example_kb):
     a = example_kb.ask("我在单位工作满15年了，每年能休几天年假？")
     assert a.value == {"kind": "duration", "number": 10, "unit": "日"}
     assert "已满10年不满20年" in a.evidence[0].text  # the 条例 tier or the 实施办法 table row
+
+
+def test_value_in_the_sentence_after_the_anchor_and_the_asking_clause_types_the_question(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "复议办法.md").write_text(
+        "# 复议办法\n\n第二十条 复议机关责令被申请人重新作出行政行为的，被申请人应当在法律、法规规定的期限内重新作出；"
+        "法律、法规未规定期限的，重新作出行政行为的期限为60日。\n\n"
+        "第二十一条 申请人受过行政处罚的，复议机关可以对其处一千元以下罚款。\n\n"
+        "第二十二条 缴费单位逾期仍不缴纳的，自欠缴之日起，按日加收万分之五的滞纳金。\n\n"
+        "第二十三条 下列事项不适用本办法：（一）内部人事处理；（二）民事纠纷的调解。\n\n"
+        "第二十四条 本办法适用于本市行政复议活动。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    q = "复议机关撤销了对我的处罚决定，让原机关重新作出，法规没规定期限的话，他们要在多少天内重新作出？"
+    # 处罚 in the situation does not make it a money question: the asking clause asks 多少天
+    assert kb.orchestrator.analyzer.qtype(q)[0] == "duration"
+    a = kb.ask(q)
+    assert a.value == {"kind": "duration", "number": 60, "unit": "日"}, a.reasoning
+    assert any("锚点句后第1句" in r for r in a.reasoning)
+    b = kb.ask("缴费单位逾期不缴纳的，滞纳金按日加收多少比例？")
+    assert b.value == {"kind": "number", "number": 5, "unit": "‱"}
+
+
+def test_exception_sentence_must_state_the_exclusion_and_not_repeat_the_question(example_kb):
+    from pipeline.extract import _restates_question
+
+    q = "因作为申请人的自然人死亡而中止的行政复议，在什么情况下会终止？"
+    assert _restates_question(q, "(一)作为申请人的自然人死亡而中止行政复议的；")
+    assert not _restates_question(q, "满60日行政复议中止的原因仍未消除的，行政复议终止。")
+    # the 年休假 条例 says 不享受 for its list; no sentence says 不适用 about 年休假
+    assert example_kb.ask("哪些职工不适用年休假的规定？").status == "not_found"
