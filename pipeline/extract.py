@@ -147,6 +147,8 @@ def _b_count_enum(g: dict) -> Optional[dict]:
     items = [x.strip() for x in _ITEM_SPLIT.split(g.get("items") or "") if x.strip()]
     if len(items) < 2 or any(len(x) > 30 for x in items):
         return None
+    if any(re.search(r"第[（(]?[一二三四五六七八九十百\d]+[)）]?[条款项]", x) for x in items):
+        return None  # 第(一)项、第(二)项 cite other provisions; they are not the things counted
     return {"kind": "count", "number": len(items), "items": items}
 
 
@@ -560,7 +562,7 @@ class Extractor:
             return None
         if query.qtype == "exception" and not _EXCEPTION_LEAD.search((lead or block).text):
             return None  # a list answers 哪些…除外/不适用 only when its lead states the exception
-        if block.type == "list_item" and lead is not None and query.qtype in ("condition", "list", "procedure"):
+        if block.type == "list_item" and lead is not None and query.qtype in ("condition", "procedure"):
             found = self._matching_items(query, anchor, lead, items)
             if found is not None:
                 return found
@@ -664,10 +666,11 @@ class Extractor:
         if len(shared) < 3:
             return None  # the provision must name what is asked about, not just share loose words
         pred = _ASKED_PREDICATE.search(query.text)
-        if pred:  # 能否安排夜班劳动: the provision must speak of 安排夜班劳动, not of 安排哺乳时间
-            asked = re.sub(r"[“”\"「」]", "", pred.group(1))
-            if len(longest_common(asked, sent)) < min(4, len(asked)):
-                return None
+        asked = re.sub(r"[“”\"「」]", "", pred.group(1)) if pred else _tail_predicate(query.text)
+        # 能否安排夜班劳动: the provision must speak of 安排夜班劳动, not of 安排哺乳时间; 还能再申请一次复核吗:
+        # of 复核, not of 申请调解
+        if asked and len(longest_common(asked, sent)) < min(4, len(asked)):
+            return None
         score = 0.6 + 0.5 * abs(cm) + 0.03 * min(len(shared), 12)
         reasons.append(f"共同表述：「{shared}」")
         return Found(value={"kind": "boolean", "value": yes}, answer=f"{head}。依据：{sent}", method="template:yesno.modal",
@@ -972,6 +975,20 @@ def _limit_check(question_quantities: list[dict], sent: str) -> Optional[tuple[b
 _LEAD_END = re.compile(r"(下列|如下)[^。]*[：:]\s*$")
 _ASKED_PREDICATE = re.compile(r"(?:能否|是否|可否|能不能|可不可以|需不需要|要不要|算不算|会不会)(?:应当|可以|必须|需要|要)?"
                               r"([^，。？?！!吗呢]{2,20})")
+
+
+def _tail_predicate(question: str) -> str:
+    """What a …吗 question asks about: its last clause without the particle, pronouns and modals
+    (我对同一事故还能再申请一次复核吗 → 同一事故再申请一次复核)."""
+    clauses = [c for c in re.split(r"[，,；;。？?！!]", strip_asides(question)) if c.strip()]
+    if not clauses or not re.search(r"吗|呢", clauses[-1]):
+        return ""
+    tail = re.sub(r"[吗呢]+$", "", clauses[-1].strip())
+    tail = re.sub(r"^(?:那么?|请问|这样|这|那)", "", tail)
+    tail = re.sub(r"我们|我|你|他们|他|她|对方|公司|单位|还|能不能|能否|可以|能够|能|会|要|应当|应该|需要|必须|得|先|再次?|也", "", tail)
+    if re.fullmatch(r"(?:是)?(?:合规|合法|违法|违规|允许|可行|对|行|有效|正确|属实)的?", tail):
+        return ""  # 这样合法吗 judges the situation told before; it names nothing the provision must say
+    return tail if len(tail) >= 2 else ""
 
 
 def _asked_clause(query: Query, sent: str) -> str:

@@ -55,6 +55,8 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
         num = m.group(2)
         if re.fullmatch(r"[一]", num) and m.end(2) < len(text) and text[m.end(2)] in _FIXED:
             continue
+        if re.fullmatch(r"[一]", num) and m.start(2) > 0 and text[m.start(2) - 1] in "同统唯单逐":
+            continue  # 同一个, 统一, 唯一: words, not quantities
         if not m.group(3) and not m.group(1) and not re.search(r"\d", num):
             continue  # a bare Chinese numeral without unit is usually a word (十分, 一些…)
         value = cn_number(num)

@@ -46,6 +46,7 @@ class AskSettings:
     # provision may cover the whole question less, down to this share, when it covers the asking
     # clause by min_coverage and meets every figure the asker gives
     min_coverage_situation: float = 0.5
+    min_coverage_situation_full: float = 0.35  # …when every word of the asking clause is in the evidence
     gate_tries: int = 1  # extractions tried against the bar, best first
 
 
@@ -196,15 +197,17 @@ class Orchestrator:
         bar (with at least one content word in it) and any figure the asker gives (27岁, 迟到15分钟) fits a
         condition of the provision. The situation's own words (车间, 离职, 签协议) need not be there."""
         asked = query.constraints.get("asked_clause")
-        if not asked or cov < self.settings.min_coverage_situation:
+        if not asked or cov < self.settings.min_coverage_situation_full:
             return False
         weights = {t: w for t, w in query.weights.items() if t in asked}
-        if sum(weights.values()) < 0.8:
-            return False
+        if sum(weights.values()) < 0.8 or len(weights) < 2:
+            return False  # 处多少罚款 alone says too little: the clauses before it are what is asked about
         sub = _gate_query(replace(query, weights=weights))
         asked_cov = coverage(sub, text, context, context_weight=1.0)
         if asked_cov < self.settings.min_coverage - 1e-9:
             return False
+        if cov < self.settings.min_coverage_situation and asked_cov < 0.95:
+            return False  # below 50% overall only when the asking clause (two words or more) is wholly there
         quantities = query.constraints.get("quantities") or []
         ranges = query.constraints.get("ranges") or []
         if (quantities or ranges) and condition_match(quantities, text, ranges) <= 0:

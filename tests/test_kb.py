@@ -371,3 +371,26 @@ def test_exception_sentence_must_state_the_exclusion_and_not_repeat_the_question
     assert not _restates_question(q, "满60日行政复议中止的原因仍未消除的，行政复议终止。")
     # the 年休假 条例 says 不享受 for its list; no sentence says 不适用 about 年休假
     assert example_kb.ask("哪些职工不适用年休假的规定？").status == "not_found"
+
+
+def test_yes_no_provision_must_speak_of_the_asked_act(example_kb):
+    from pipeline.extract import _tail_predicate
+
+    assert _tail_predicate("结论维持原认定，我对同一事故还能再申请一次复核吗？") == "对同一事故申请一次复核"
+    assert _tail_predicate("老板想让工人先搬进去住，这样合规吗？") == ""  # judges the situation, names nothing
+    # 试用期 provisions say nothing about 单方延长: no yes/no from a sentence about something else
+    a = example_kb.ask("我们签了两年合同，试用期结束后公司还能再单方延长一次试用期吗？")
+    assert a.status == "not_found" or "延长" in a.evidence[0].text
+
+
+def test_who_reads_agents_not_persons_in_charge(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "矿山事故规定.md").write_text(
+        "# 矿山事故规定\n\n第十条 发生矿山事故后，矿山企业及其负责人应当迅速采取有效措施组织抢救。\n\n"
+        "第十一条 发生一般矿山事故，由矿山企业负责调查和处理。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("矿山发生一般事故，事故的调查和处理由谁负责？")
+    assert a.value == {"kind": "text", "text": "矿山企业"}
+    assert a.evidence[0].section[-1] == "第十一条"
