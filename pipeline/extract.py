@@ -985,8 +985,9 @@ def _tail_predicate(question: str) -> str:
         return ""
     tail = re.sub(r"[吗呢]+$", "", clauses[-1].strip())
     tail = re.sub(r"^(?:那么?|请问|这样|这|那)", "", tail)
-    tail = re.sub(r"我们|我|你|他们|他|她|对方|公司|单位|还|能不能|能否|可以|能够|能|会|要|应当|应该|需要|必须|得|先|再次?|也", "", tail)
-    if re.fullmatch(r"(?:是)?(?:合规|合法|违法|违规|允许|可行|对|行|有效|正确|属实)的?", tail):
+    tail = re.sub(r"我们|我|你|他们|他|她|对方|公司|单位|还|能不能|能否|可以|能够|能|会|要|应当|应该|需要|必须|得|先|再次?|也|有权", "", tail)
+    if re.fullmatch(r"(?:是)?(?:合规|合法|违法|违规|允许|可行|对|行|有效|正确|属实)的?", tail) or \
+            re.search(r"这么做|这样做|这么办|这样办|这样", tail):
         return ""  # 这样合法吗 judges the situation told before; it names nothing the provision must say
     return tail if len(tail) >= 2 else ""
 
