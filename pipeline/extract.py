@@ -162,12 +162,16 @@ def _b_definition(g: dict) -> Optional[dict]:
     return {"kind": "text", "text": body, "term": (g.get("term") or "").strip()} if body else None
 
 
-_BAD_AGENT = re.compile(r"^(并|并且|应当|可以|由|其|和|以及|或者|不|未|没有)|[的地]$")
+_BAD_AGENT = re.compile(r"^(并|并且|应当|可以|由|其|和|以及|或者|不|未|没有)|[的地]$|"
+                        r"贯彻|坚持|实行|遵循|方针|原则|按照|依照|根据")
 
 
 def _b_who(g: dict) -> Optional[dict]:
     agent = (g.get("agent") or "").strip()
     agent = re.sub(r"^(由|应当由|应由|并由)", "", agent)
+    m = re.match(r"(.{2,20}?)对.+", agent)
+    if m:
+        agent = m.group(1)  # 单位的主要负责人对本单位的内部治安保卫工作负责 → 单位的主要负责人
     if not agent or _BAD_AGENT.search(agent) or len(agent) < 2:
         return None
     return {"kind": "text", "text": agent}

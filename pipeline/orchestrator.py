@@ -18,7 +18,7 @@ from .anchors import coverage, lexical_anchors, phrase_bonus
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import ExtractSettings, Extractor, Found, condition_match, render_value
-from .numbers import grounded
+from .numbers import grounded, norm_for_match
 from .prefilter import Prefilter, PrefilterSettings
 from .rules import RuleSet
 from .store import Store
@@ -176,6 +176,10 @@ class Orchestrator:
             attr = None  # 在时间上有什么要求: a deadline template's value is the time
         if attr and not any(w in full or w in context for w in [attr] + query.expansions.get(attr, [])):
             missing.append(attr)  # 对年龄有什么要求: the evidence speaks of 年龄 or 周岁
+        unmet = [g["text"] for g in _qualifying_figures(query) if not _figure_met(g, ev_text)]
+        if unmet and found.method.startswith("template:"):
+            # 累积记分满12分的驾驶人…: a provision that never speaks of 12分 does not answer for that driver
+            missing += unmet
         if missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
         elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \
@@ -431,6 +435,26 @@ def _numbers_only(found: Found) -> str:
     if v.get("kind") == "count" and v.get("items"):
         return ""  # a count of enumerated items is grounded by the items themselves
     return render_value(v) if v.get("kind") in ("count", "number", "money", "duration", "range") else ""
+
+
+def _qualifying_figures(query: Query) -> list[dict]:
+    """Figures that qualify whom or what the question is about (满12分的驾驶人, 怀孕8个月的女职工)."""
+    text = query.text
+    out = []
+    for q in query.constraints.get("quantities") or []:
+        before, after = text[max(0, q["start"] - 2):q["start"]], text[q["end"]:q["end"] + 4]
+        if re.search(r"[哪几]", before) or (q["unit"] == "年" and q["number"] >= 1900):
+            continue
+        if re.match(r"(?:以上|以下|以内|及以上)?的", after):
+            out.append(q)
+    return out
+
+
+def _figure_met(q: dict, text: str) -> bool:
+    """The figure is in the text (after normalisation) or falls inside one of its conditions."""
+    if norm_for_match(q["text"]) in norm_for_match(text):
+        return True
+    return condition_match([q], text, None) > 0
 
 
 def _gate_query(query: Query) -> Query:

@@ -394,3 +394,17 @@ def test_who_reads_agents_not_persons_in_charge(tmp_path):
     a = kb.ask("矿山发生一般事故，事故的调查和处理由谁负责？")
     assert a.value == {"kind": "text", "text": "矿山企业"}
     assert a.evidence[0].section[-1] == "第十一条"
+
+
+def test_a_figure_that_qualifies_the_subject_must_be_met_by_the_evidence(tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "驾驶人学习规定.md").write_text(
+        "# 驾驶人学习规定\n\n第十条 驾驶人一个记分周期内有记分的，审验时应当参加不少于三小时的学习。\n\n"
+        "第十一条 驾驶人一个记分周期内累积记分满24分的，应当参加不少于二十小时的学习。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    # 满12分的驾驶人: neither provision speaks of 12分, so neither answers for that driver
+    assert kb.ask("累积记分满12分的驾驶人，需要参加多少小时的学习？").status == "not_found"
+    a = kb.ask("累积记分满24分的驾驶人，需要参加多少小时的学习？")
+    assert a.value == {"kind": "duration", "number": 20, "unit": "小时"}
