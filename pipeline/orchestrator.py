@@ -451,10 +451,11 @@ def _qualifying_figures(query: Query) -> list[dict]:
 
 
 def _figure_met(q: dict, text: str) -> bool:
-    """The figure is in the text (after normalisation) or falls inside one of its conditions."""
+    """The figure is in the text (after normalisation) or a condition of the text speaks of it (inside:
+    the provision applies; outside: it does not, which a yes/no answer reports)."""
     if norm_for_match(q["text"]) in norm_for_match(text):
         return True
-    return condition_match([q], text, None) > 0
+    return condition_match([q], text, None) != 0
 
 
 def _gate_query(query: Query) -> Query:
