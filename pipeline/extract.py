@@ -144,7 +144,7 @@ _ITEM_SPLIT = re.compile(r"、|以及|及|和")
 
 
 def _b_count_enum(g: dict) -> Optional[dict]:
-    items = [x.strip() for x in _ITEM_SPLIT.split(g.get("items") or "") if x.strip()]
+    items = [x.strip() for x in _ITEM_SPLIT.split(g.get("items") or g.get("items2") or "") if x.strip()]
     if len(items) < 2 or any(len(x) > 30 for x in items):
         return None
     if any(re.search(r"第[（(]?[一二三四五六七八九十百\d]+[)）]?[条款项]", x) for x in items):
