@@ -231,7 +231,7 @@ _RANGES = [
     (regex.compile(rf"(?<![\d:：.])(?P<a>\d+)\s*(?:-|－|~|～|〜|至|到)\s*(?P<b>\d+)\s*{_U}"), "ab="),
     (regex.compile(rf"(?:满|已满)?(?P<a>{_N}){_U}以上(?:[，,])?(?:不满|不足|未满)(?P<b>{_N})(?P<u2>个月|月|年|日|天|周岁|岁|小时|人|元|万元)?"), "ab"),
     (regex.compile(rf"(?:满|已满)(?P<a>{_N}){_U}(?:[，,])?(?:不满|不足|未满)(?P<b>{_N})(?P<u2>个月|月|年|日|天|周岁|岁|小时|人|元|万元)?"), "ab"),
-    (regex.compile(rf"(?:不满|不足|未满|少于|低于)(?P<b>{_N}){_U}"), "b"),
+    (regex.compile(rf"(?:不满|不足|未满|(?<!不|不得)少于|(?<!不|不得)低于)(?P<b>{_N}){_U}"), "b"),  # 不得少于 is a floor
     (regex.compile(rf"(?<!不得)(?<!不)(?:满|已满|超过|高于|多于)(?P<a>{_N}){_U}"), "a"),
     (regex.compile(rf"(?P<a>{_N}){_U}(?:以上|及以上)"), "a"),
     (regex.compile(rf"(?P<b>{_N}){_U}(?:以下|之内|以内|内)"), "b="),
@@ -988,7 +988,9 @@ def _tail_predicate(question: str) -> str:
     if not clauses or not re.search(r"吗|呢", clauses[-1]):
         return ""
     tail = re.sub(r"[吗呢]+$", "", clauses[-1].strip())
-    tail = re.sub(r"^(?:那么?|请问|这样|这|那)", "", tail)
+    if re.search(r"这么做|这样做|这么办|这样办|这样|这么", tail):
+        return ""  # 这样做合法吗 judges the situation told before
+    tail = re.sub(r"^(?:那么?|请问|这|那)", "", tail)
     tail = re.sub(r"我们|我|你|他们|他|她|对方|公司|单位|还|能不能|能否|可以|能够|能|会|要|应当|应该|需要|必须|得|先|再次?|也|有权", "", tail)
     if re.fullmatch(r"(?:是)?(?:合规|合法|违法|违规|允许|可行|对|行|有效|正确|属实)的?", tail) or \
             re.search(r"这么做|这样做|这么办|这样办|这样", tail):

@@ -35,3 +35,14 @@ def test_an_open_ended_question_figure_is_where_the_asker_stands():
     assert condition_match([], "职工累计工作已满1年不满10年的，年休假5天", asked) == -1.0
     assert condition_match([], "已满10年不满20年的，年休假10天", asked) == 1.0
     assert condition_match([], "已满20年的，年休假15天", asked) == -1.0
+
+
+def test_a_floor_is_no_upper_bound():
+    from pipeline.extract import _limit_check, condition_match, range_conditions
+
+    # 不得少于两人 says at least two: it is no 少于两人 condition that two would fail
+    assert range_conditions("在公路上执勤执法不得少于两人。") == []
+    two = [{"number": 2, "unit": "人", "text": "两人", "start": 0, "end": 2}]
+    assert condition_match(two, "在公路上执勤执法不得少于两人。", []) == 0.0
+    assert _limit_check(two, "在公路上执勤执法不得少于两人。")[0] is True
+    assert range_conditions("不满两人的")[0][1:3] == (float("-inf"), 2.0)
