@@ -58,7 +58,7 @@ _ASKED_ATTR = re.compile(r"对(?:于)?([\u4e00-\u9fff]{2,6})(?:有什么|有哪�
                          r"在([\u4e00-\u9fff]{2,10})上有什么(?:要求|规定|限制)")
 _YEAR = re.compile(r"((?:19|20)\d{2})年")
 # a clause that asks (几天/多少/算不算/能不能…), as opposed to one that tells the asker's situation
-_ASKING = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪|什么|怎|如何|是否|吗|能否|可否|何时|"
+_ASKING = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪|什么|怎|如何|是否|吗|能否|可否|何时|谁|"
                      r"(.)不\1|有没有|可不可以")
 # 什么故障 / 哪个部门 / 哪些情形: the noun names the kind of thing asked for, which the answer need not repeat
 _CATEGORY = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪一类|哪一种|何种)([\u4e00-\u9fff]{2,6})")

@@ -10,6 +10,7 @@ from pipeline.analyze import asked_clause
     ("女工小刘怀孕了，上班时间去做产前检查，这段时间算不算劳动时间？", "这段时间算不算劳动时间"),
     ("除了哪两种情形外，用人单位不得与劳动者约定由劳动者承担违约金？", "除了哪两种情形外"),
     ("老王（已退休）返聘回单位，还能签劳动合同吗？", "还能签劳动合同吗"),
+    ("我在车间接触有毒物品，职业健康检查的费用应该由谁出？", "职业健康检查的费用应该由谁出"),
 ])
 def test_asked_clause_is_the_clause_that_asks(question, clause):
     assert asked_clause(question) == clause
