@@ -5,6 +5,16 @@ import pytest
 
 from pipeline import KnowledgeBase, LoopAgentError
 
+def kb_from(tmp_path, name, text):
+    """A KnowledgeBase over one small document written for the test."""
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / name).write_text(text, encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    return kb
+
+
 CASES = [
     ("劳动合同期限一年以上不满三年的，试用期最长多久？", {"kind": "duration", "number": 2, "unit": "月"}, "第十九条"),
     ("按职工带薪年休假条例，职工累计工作已满10年不满20年的，每年年休假几天？",
@@ -120,14 +130,9 @@ def test_table_cell_lookup_keeps_the_row(example_kb):
 
 
 def test_count_change_and_enumeration(tmp_path):
-    d = tmp_path / "notice"
-    d.mkdir()
-    (d / "差旅通知.md").write_text(
+    kb = kb_from(tmp_path, "差旅通知.md",
         "# 关于调整差旅住宿标准的通知\n\n一、调整内容\n\n自2024年1月1日起，差旅住宿标准由三档调整为四档。\n\n"
-        "二、标准\n\n会议费分为三类：一类会议每人每天660元；二类会议每人每天500元；三类会议每人每天450元。\n",
-        encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+        "二、标准\n\n会议费分为三类：一类会议每人每天660元；二类会议每人每天500元；三类会议每人每天450元。\n")
     a = kb.ask("差旅住宿标准调整为几档？")
     assert a.status == "answered", a.reasoning
     assert a.value == {"kind": "count", "number": 4, "unit": "档", "from": 3}
@@ -191,16 +196,11 @@ def test_a_figure_in_whom_a_provision_is_about_is_a_condition_not_a_limit(exampl
 
 
 def test_long_list_answers_with_the_items_that_name_the_asked_subject(tmp_path):
-    d = tmp_path / "rules"
-    d.mkdir()
-    (d / "差旅费管理办法.md").write_text(
+    kb = kb_from(tmp_path, "差旅费管理办法.md",
         "# 差旅费管理办法\n\n第五条 出差人员乘坐交通工具，按下列规定执行：\n\n"
         "（一）火车：\n\n1.部级人员乘坐高铁商务座、动车组一等座；\n\n2.司局级人员乘坐高铁一等座、动车组一等座；\n\n"
         "3.其余人员乘坐高铁二等座、动车组二等座；\n\n（二）轮船：\n\n4.部级人员乘坐一等舱；\n\n"
-        "5.司局级人员乘坐二等舱；\n\n6.其余人员乘坐三等舱。\n",
-        encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+        "5.司局级人员乘坐二等舱；\n\n6.其余人员乘坐三等舱。\n")
     a = kb.ask("司局级人员出差乘坐轮船有什么要求？")
     assert a.status == "answered", a.reasoning
     assert a.method == "template:list.matching"
@@ -210,13 +210,9 @@ def test_long_list_answers_with_the_items_that_name_the_asked_subject(tmp_path):
 
 
 def test_question_form_picks_the_deadline_and_value_runs_count_grades(tmp_path):
-    d = tmp_path / "permits"
-    d.mkdir()
-    (d / "许可办理规定.md").write_text(
+    kb = kb_from(tmp_path, "许可办理规定.md",
         "# 某市行政许可办理规定\n\n第八条 受理机关应当自受理申请之日起10日内作出决定，情况复杂的，延长期限最长不得超过30日。\n\n"
-        "第九条 年度考核优秀的，给予奖励，奖励标准为5000元、3000元、1000元或者500元。\n", encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+        "第九条 年度考核优秀的，给予奖励，奖励标准为5000元、3000元、1000元或者500元。\n")
     # 多少天内 asks for the …日内 deadline, 最长 for the 不得超过 one, though one sentence holds both
     within = kb.ask("受理申请后，受理机关一般多少天内要作出决定？")
     assert within.value == {"kind": "duration", "number": 10, "unit": "日"}
@@ -245,27 +241,17 @@ def test_exception_list_needs_a_lead_that_excludes(example_kb):
 
 
 def test_exception_following_sentence_when_the_question_asks_for_one(tmp_path):
-    d = tmp_path / "d"
-    d.mkdir()
-    (d / "档案管理办法.md").write_text(
-        "# 档案管理办法\n\n第十条 档案自形成之日起满二十五年向社会开放；涉及国家安全或者重大利益的档案，上述期限可以多于二十五年。\n",
-        encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+    kb = kb_from(tmp_path, "档案管理办法.md",
+        "# 档案管理办法\n\n第十条 档案自形成之日起满二十五年向社会开放；涉及国家安全或者重大利益的档案，上述期限可以多于二十五年。\n")
     a = kb.ask("档案形成满二十五年向社会开放，这个规定有没有例外？")
     assert a.method == "template:exception.following", a.reasoning
     assert a.value == {"kind": "text", "text": "涉及国家安全或者重大利益的档案，上述期限可以多于二十五年。"}
 
 
 def test_two_deadlines_asked_together_come_from_neighbouring_items(tmp_path):
-    d = tmp_path / "d"
-    d.mkdir()
-    (d / "复查办法.md").write_text(
+    kb = kb_from(tmp_path, "复查办法.md",
         "# 复查办法\n\n第十条 复查按下列程序进行：\n\n（一）申请人对处理决定不服的，应当在收到决定后十日内提出复查申请；\n\n"
-        "（二）复查机关应当在受理后三十日内作出复查结论，并书面通知申请人；\n\n（三）复查结论为最终结论。\n",
-        encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+        "（二）复查机关应当在受理后三十日内作出复查结论，并书面通知申请人；\n\n（三）复查结论为最终结论。\n")
     a = kb.ask("申请复查和作出复查结论在时间上有什么要求？")
     assert a.status == "answered", a.reasoning
     assert a.value == {"kind": "list", "items": ["10日", "30日"]}
@@ -277,29 +263,19 @@ def test_two_deadlines_asked_together_come_from_neighbouring_items(tmp_path):
     ("发生重大事故的，对负有责任的单位罚款多少？", 1000000, 5000000),
 ])
 def test_graded_tier_named_in_the_question_picks_the_penalty(tmp_path, question, lo, hi):
-    d = tmp_path / "d"
-    d.mkdir()
-    (d / "事故处罚规定.md").write_text(
+    kb = kb_from(tmp_path, "事故处罚规定.md",
         "# 事故处罚规定\n\n第五十条 发生生产安全事故，对负有责任的单位由应急管理部门依照下列规定处以罚款：\n\n"
         "（一）发生一般事故的，处二十万元以上五十万元以下的罚款；\n\n（二）发生较大事故的，处五十万元以上一百万元以下的罚款；\n\n"
         "（三）发生重大事故的，处一百万元以上五百万元以下的罚款。\n\n"
-        "第五十一条 发生生产安全事故，情节特别严重的，应急管理部门可以按照前条罚款数额的二倍以上五倍以下对负有责任的单位处以罚款。\n",
-        encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+        "第五十一条 发生生产安全事故，情节特别严重的，应急管理部门可以按照前条罚款数额的二倍以上五倍以下对负有责任的单位处以罚款。\n")
     a = kb.ask(question)
     assert a.value == {"kind": "range", "min": lo, "max": hi, "unit": "元"}, a.reasoning
 
 
 def test_product_class_noun_and_bracketed_ranges(tmp_path):
-    d = tmp_path / "d"
-    d.mkdir()
-    (d / "acme_servo_protocol.md").write_text(
+    kb = kb_from(tmp_path, "acme_servo_protocol.md",
         "# acme 伺服关节通信协议\n\n## 2.1 位置模式\n\n位置模式下，控制帧的帧ID为设定的CANID加上0x100。\n\n"
-        "## 2.2 阻抗模式\n\n各参数的范围可由写参数指令进行设定，其中Kp的范围为[0,500]，Kd的范围为[0,5]。\n",
-        encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+        "## 2.2 阻抗模式\n\n各参数的范围可由写参数指令进行设定，其中Kp的范围为[0,500]，Kd的范围为[0,5]。\n")
     a = kb.ask("acme电机阻抗模式下，Kp和Kd参数的取值范围分别是多少？")
     # 电机 after the product name acme is covered by acme's documents; both ranges of the sentence are asked
     assert a.status == "answered", a.reasoning
@@ -309,14 +285,10 @@ def test_product_class_noun_and_bracketed_ranges(tmp_path):
 
 
 def test_section_named_in_the_question_picks_its_list_item(tmp_path):
-    d = tmp_path / "d"
-    d.mkdir()
-    (d / "acme_servo_protocol.md").write_text(
+    kb = kb_from(tmp_path, "acme_servo_protocol.md",
         "# acme 伺服关节通信协议\n\n## 2. 控制帧\n\n### 2.2 位置速度模式\n\n- 帧ID为设定的CANID值加上0x100\n"
         "- P_des：位置给定，浮点型\n- V_des：速度给定，浮点型\n\n### 2.3 速度模式\n\n- 帧ID为设定的CANID值加上0x200\n"
-        "- V_des：速度给定，浮点型\n", encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+        "- V_des：速度给定，浮点型\n")
     a = kb.ask("用速度模式控制acme电机时，控制帧的帧ID应该怎么设置？", trace=True)
     assert a.status == "answered", a.reasoning
     assert a.method == "template:list.matching"
@@ -342,17 +314,13 @@ def test_a_dictionary_word_jieba_splits_stays_a_term(example_kb):
 
 
 def test_value_in_the_sentence_after_the_anchor_and_the_asking_clause_types_the_question(tmp_path):
-    d = tmp_path / "d"
-    d.mkdir()
-    (d / "复议办法.md").write_text(
+    kb = kb_from(tmp_path, "复议办法.md",
         "# 复议办法\n\n第二十条 复议机关责令被申请人重新作出行政行为的，被申请人应当在法律、法规规定的期限内重新作出；"
         "法律、法规未规定期限的，重新作出行政行为的期限为60日。\n\n"
         "第二十一条 申请人受过行政处罚的，复议机关可以对其处一千元以下罚款。\n\n"
         "第二十二条 缴费单位逾期仍不缴纳的，自欠缴之日起，按日加收万分之五的滞纳金。\n\n"
         "第二十三条 下列事项不适用本办法：（一）内部人事处理；（二）民事纠纷的调解。\n\n"
-        "第二十四条 本办法适用于本市行政复议活动。\n", encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+        "第二十四条 本办法适用于本市行政复议活动。\n")
     q = "复议机关撤销了对我的处罚决定，让原机关重新作出，法规没规定期限的话，他们要在多少天内重新作出？"
     # 处罚 in the situation does not make it a money question: the asking clause asks 多少天
     assert kb.orchestrator.analyzer.qtype(q)[0] == "duration"
@@ -384,26 +352,18 @@ def test_yes_no_provision_must_speak_of_the_asked_act(example_kb):
 
 
 def test_who_reads_agents_not_persons_in_charge(tmp_path):
-    d = tmp_path / "d"
-    d.mkdir()
-    (d / "矿山事故规定.md").write_text(
+    kb = kb_from(tmp_path, "矿山事故规定.md",
         "# 矿山事故规定\n\n第十条 发生矿山事故后，矿山企业及其负责人应当迅速采取有效措施组织抢救。\n\n"
-        "第十一条 发生一般矿山事故，由矿山企业负责调查和处理。\n", encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+        "第十一条 发生一般矿山事故，由矿山企业负责调查和处理。\n")
     a = kb.ask("矿山发生一般事故，事故的调查和处理由谁负责？")
     assert a.value == {"kind": "text", "text": "矿山企业"}
     assert a.evidence[0].section[-1] == "第十一条"
 
 
 def test_a_figure_that_qualifies_the_subject_must_be_met_by_the_evidence(tmp_path):
-    d = tmp_path / "d"
-    d.mkdir()
-    (d / "驾驶人学习规定.md").write_text(
+    kb = kb_from(tmp_path, "驾驶人学习规定.md",
         "# 驾驶人学习规定\n\n第十条 驾驶人一个记分周期内有记分的，审验时应当参加不少于三小时的学习。\n\n"
-        "第十一条 驾驶人一个记分周期内累积记分满24分的，应当参加不少于二十小时的学习。\n", encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+        "第十一条 驾驶人一个记分周期内累积记分满24分的，应当参加不少于二十小时的学习。\n")
     # 满12分的驾驶人: neither provision speaks of 12分, so neither answers for that driver
     assert kb.ask("累积记分满12分的驾驶人，需要参加多少小时的学习？").status == "not_found"
     a = kb.ask("累积记分满24分的驾驶人，需要参加多少小时的学习？")
