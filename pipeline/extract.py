@@ -614,6 +614,10 @@ class Extractor:
             return None  # no item stands out: the whole list answers
         if any(_restates_question(query.text, items[i].text) for i in best):
             return None  # the item is the question's own premise (…中止的行政复议，在什么情况下会终止), not its answer
+        if query.qtype == "procedure" and len(best) == 1:
+            # a step is followed by the next ones ((六)…书面通知本人；(七)…归入档案): keep up to two more
+            best += [i for i in range(best[0] + 1, min(best[0] + 3, len(items)))
+                     if not re.search(r"[：:]\s*$", items[i].text)]
         c = anchor.candidate
         texts = [_item_text(items[i].text) for i in best]
         lead_sent = split_sentences(lead.text)[-1] if lead.text else anchor.sentence
@@ -724,11 +728,18 @@ class Extractor:
         sents = split_sentences(block.text)
         idx = next((i for i, s in enumerate(sents) if s.start == anchor.sentence.start), 0)
         extra = ""
-        if query.qtype in ("procedure", "condition", "exception") and idx + 1 < len(sents):
+        evidence = [self._ev(anchor)]
+        if query.qtype == "procedure":
+            # a procedure goes on after its first step (…提出申请；…报乡（镇）人民政府审核批准): the rest of
+            # the paragraph, up to four sentences, is part of the answer and of the evidence
+            for nxt in sents[idx + 1: idx + 4]:
+                extra += nxt.text
+                evidence.append(self._ev(anchor, block, nxt))
+        elif query.qtype in ("condition", "exception") and idx + 1 < len(sents):
             extra = sents[idx + 1].text
         answer = sent + extra
         return Found(value={"kind": "text", "text": answer}, answer=answer, method=f"template:{query.qtype}.sentence",
-                     anchor=anchor, evidence=[self._ev(anchor)], score=0.3, reasons=["匹配模式：引用条款原文"])
+                     anchor=anchor, evidence=evidence, score=0.3, reasons=["匹配模式：引用条款原文"])
 
     def _s_table(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """Row header × column header → cell: the rows whose key cell the question names (额定扭矩), the

@@ -292,8 +292,9 @@ def test_section_named_in_the_question_picks_its_list_item(tmp_path):
     a = kb.ask("用速度模式控制acme电机时，控制帧的帧ID应该怎么设置？", trace=True)
     assert a.status == "answered", a.reasoning
     assert a.method == "template:list.matching"
-    assert a.value == {"kind": "text", "text": "帧ID为设定的CANID值加上0x200"}
-    assert a.evidence[-1].section[-1] == "2.3 速度模式"
+    # a procedure's matched step comes first, the step after it follows
+    assert a.value == {"kind": "list", "items": ["帧ID为设定的CANID值加上0x200", "V_des：速度给定，浮点型"]}
+    assert all(e.section[-1] == "2.3 速度模式" for e in a.evidence[1:])
     by_section = {c["section"][-1]: c["breakdown"].get("named_section") for c in a.trace["prefilter"]["candidates"]}
     assert by_section["2.3 速度模式"] == "速度模式"
     assert by_section["2.2 位置速度模式"] is None  # 位置速度模式 is not named in the question
@@ -368,3 +369,15 @@ def test_a_figure_that_qualifies_the_subject_must_be_met_by_the_evidence(tmp_pat
     assert kb.ask("累积记分满12分的驾驶人，需要参加多少小时的学习？").status == "not_found"
     a = kb.ask("累积记分满24分的驾驶人，需要参加多少小时的学习？")
     assert a.value == {"kind": "duration", "number": 20, "unit": "小时"}
+
+
+def test_a_procedure_answer_keeps_the_steps_after_the_first(tmp_path):
+    kb = kb_from(tmp_path, "宅基地办法.md",
+                 "# 宅基地办法\n\n第三十三条 宅基地的审批程序，依照本办法办理。\n\n"
+                 "第三十四条 农村村民申请宅基地的，应当以户为单位向村集体经济组织提出申请。"
+                 "申请经村民会议讨论通过并公示后，报乡（镇）人民政府审核批准。\n")
+    a = kb.ask("农村村民申请宅基地，应当按照什么程序办理？")
+    assert a.status == "answered", a.reasoning
+    assert a.method == "template:procedure.sentence"
+    assert "以户为单位" in a.answer and "报乡（镇）人民政府审核批准" in a.answer
+    assert len(a.evidence) == 2
