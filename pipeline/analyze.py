@@ -57,6 +57,7 @@ _NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能
 _ASKED_ATTR = re.compile(r"对(?:于)?([\u4e00-\u9fff]{2,6})(?:有什么|有哪些|有何)(?:要求|规定|限制)|"
                          r"在([\u4e00-\u9fff]{2,10})上有什么(?:要求|规定|限制)")
 _YEAR = re.compile(r"((?:19|20)\d{2})年")
+_TIME_ATTRS = ("时间", "时限", "期限", "日期", "期间")
 # a clause that asks (几天/多少/算不算/能不能…), as opposed to one that tells the asker's situation
 _ASKING = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪|什么|怎|如何|是否|吗|能否|可否|何时|谁|"
                      r"(.)不\1|有没有|可不可以")
@@ -129,11 +130,11 @@ class QueryAnalyzer:
         self._names_gen = None
 
     # --- analysis -----------------------------------------------------------
-    def qtype(self, question: str) -> tuple[str, Optional[str]]:
-        """The question type and the id of the rule that decided it."""
+    def qtype(self, question: str, asked: Optional[str] = None) -> tuple[str, Optional[str]]:
+        """The question type and the id of the rule that decided it (``asked``: the asking clause, if known)."""
         self._refresh()
         plain = strip_asides(question)
-        asked = asked_clause(question)
+        asked = asked or asked_clause(question)
         # the clause that asks decides first (…受过刑事处罚的人员，…在多长期限内不准其出境 asks a duration,
         # not a fine); a compare question is one whatever clause asks
         for rule, rx in self._qtypes:
@@ -155,7 +156,10 @@ class QueryAnalyzer:
     def run(self, question: str, previous: Optional[Query] = None, collection: Optional[str] = None) -> Query:
         self._refresh()
         q = Query(text=question)
-        q.qtype, rule_id = self.qtype(question)
+        asked = asked_clause(question)
+        if asked:
+            q.constraints["asked_clause"] = asked
+        q.qtype, rule_id = self.qtype(question, asked)
         q.reasons.append(f"问题类型：{q.qtype}" + (f"（规则 {rule_id}）" if rule_id else "（默认）"))
 
         # documents named in the question: 《…》 or a known title / short name
@@ -173,12 +177,11 @@ class QueryAnalyzer:
         m = _ARTICLE.search(question)
         if m:
             q.article_hint = f"第{m.group(1)}条"
-        asked = asked_clause(question)
-        if asked:
-            q.constraints["asked_clause"] = asked
         attr = _ASKED_ATTR.search(question)
-        if attr:  # 对年龄有什么要求: the evidence must speak of 年龄
-            q.constraints["asked_attribute"] = next(g for g in attr.groups() if g)
+        attr = next(g for g in attr.groups() if g) if attr else None
+        if attr and not (attr in _TIME_ATTRS and q.qtype in ("duration", "date")):
+            # 对年龄有什么要求: the evidence must speak of 年龄 (在时间上有什么要求 asks for the deadline itself)
+            q.constraints["asked_attribute"] = attr
         quoted = _QUOTED.findall(question)
         if quoted:
             q.entities.extend(quoted)

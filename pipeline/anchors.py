@@ -8,11 +8,15 @@ path counting a little, plus the block's stage-1 score as a prior.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional
 
-from .extract import condition_match
+from .extract import condition_match, phrase_bonus
 from .text import block_sentences
 from .types import Anchor, Candidate, Query
+
+
+_PER_BLOCK = 4  # anchors one block may give
 
 
 def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[float] = None,
@@ -40,29 +44,14 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[fl
     return got / total if total else 0.0
 
 
-def _parts_together(parts: list[str], text: str, gap: int = 8) -> bool:
-    """True when the parts occur in order, in one clause, at most ``gap`` characters apart."""
-    if len(parts) < 2:
-        return False
-    pattern = f"[^，。；、,;]{{0,{gap}}}".join(re.escape(p) for p in parts)  # within one clause
-    return re.search(pattern, text) is not None
+def _parts_together(parts: list[str], text: str) -> bool:
+    """True when the parts occur in order, in one clause, at most 8 characters apart."""
+    return len(parts) >= 2 and _parts_rx(tuple(parts)).search(text) is not None
 
 
-def joined_terms(query: Query) -> list[str]:
-    """Neighbouring question terms as the question writes them together (大型 + 客车 → 大型客车)."""
-    got = query.constraints.get("_joined")
-    if got is None:
-        cats = query.constraints.get("asked_category") or []  # 哪个单位负责: 单位负责 is the asker's frame
-        terms = sorted((t for t in query.weights if t not in cats), key=lambda t: query.text.find(t))
-        got = [a + b for a, b in zip(terms, terms[1:]) if a + b in query.text]
-        query.constraints["_joined"] = got
-    return got
-
-
-def phrase_bonus(query: Query, text: str) -> float:
-    """0.1 per joined pair of question terms the sentence also has together (at most 0.2): 大型客车
-    is not 中型客车、大型货车, though both sentences hold 大型 and 客车."""
-    return min(0.2, 0.1 * sum(1 for p in joined_terms(query) if p in text))
+@lru_cache(maxsize=1024)
+def _parts_rx(parts: tuple[str, ...]) -> "re.Pattern[str]":
+    return re.compile("[^，。；、,;]{0,8}".join(re.escape(p) for p in parts))  # coverage runs per sentence: compile once
 
 
 def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
@@ -95,6 +84,3 @@ def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
             kept.append(a)
             per_block[a.candidate.block.block_id] = n + 1
     return kept[:limit]
-
-
-_PER_BLOCK = 4

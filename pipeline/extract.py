@@ -408,35 +408,29 @@ class Extractor:
     # --- main ---------------------------------------------------------------
     def run(self, query: Query, anchors: list[Anchor]) -> Optional[Found]:
         """The best extraction over the anchors, or None."""
-        ranked = self.ranked(query, anchors)
-        return ranked[0] if ranked else None
-
-    def ranked(self, query: Query, anchors: list[Anchor]) -> list[Found]:
-        """Every extraction over the anchors, best first (one per distinct answer)."""
-        tried = anchors[: self.settings.anchors_tried]
-        out: dict[tuple[str, str], Found] = {}
+        best: Optional[Found] = None
         strategies = STRATEGIES.get(query.qtype, ("templates",))
-        for rank, anchor in enumerate(tried):
-            got = False
-            for strat in strategies:
-                f = getattr(self, f"_s_{strat}")(query, anchor)
-                if f is None:
-                    continue
-                if query.qtype in _PROVISION_TYPES and f.method.startswith("template:") and \
-                        f.method.split(":", 1)[1] in self._weak_ids():
-                    continue  # a bare number is no answer to 什么条件/怎么办
-                got = True
+        for rank, anchor in enumerate(anchors[: self.settings.anchors_tried]):
+            found = [f for f in (getattr(self, f"_s_{strat}")(query, anchor) for strat in strategies) if f is not None
+                     and not (query.qtype in _PROVISION_TYPES and f.method.startswith("template:")
+                              and f.method.split(":", 1)[1] in self._weak_ids())]  # a bare number: no 怎么办 answer
+            if not found and query.qtype in _VALUE_TYPES:
+                found = self._window(query, anchor)
+            for f in found:
                 f.score += anchor.score - 0.05 * rank
-                key = (f.method, f.answer)
-                if key not in out or f.score > out[key].score:
-                    out[key] = f
-            if not got and query.qtype in _VALUE_TYPES:
-                for f in self._window(query, anchor):
-                    f.score += anchor.score - 0.05 * rank
-                    key = (f.method, f.answer)
-                    if key not in out or f.score > out[key].score:
-                        out[key] = f
-        return sorted(out.values(), key=lambda f: -f.score)
+                if best is None or f.score > best.score:
+                    best = f
+        return best
+
+    def cited_sentence(self, doc_id: str, label: str, terms: dict[str, float], exclude: str = ""
+                       ) -> Optional[tuple[Block, Sentence]]:
+        """The sentence of article ``label`` (same document) that holds most of ``terms`` by weight, or None
+        when none holds any; block ``exclude`` (the citing one) is skipped."""
+        options = [(b, x) for b in self.store.clause_blocks(doc_id, label)[:6] if b.block_id != exclude
+                   for x in split_sentences(b.text)]
+        scored = [(sum(w for t, w in terms.items() if t in x.text), i, b, x) for i, (b, x) in enumerate(options)]
+        best = max(scored, key=lambda o: (o[0], -o[1]), default=None)  # ties: the first in the article
+        return (best[2], best[3]) if best and best[0] > 0 else None
 
     def _window(self, query: Query, anchor: Anchor) -> list[Found]:
         """The anchor states the rule, the next sentence of its paragraph the figure (…应当在规定的期限内重新
@@ -486,10 +480,9 @@ class Extractor:
                     continue
                 if _direction_conflict(query.text, _clause_at(sent, span)):
                     continue  # 上限 asked, 不得低于 stated (or the other way round)
-                cm = condition_match(query.constraints.get("quantities") or [], _clause_before(sent, span),
-                                     query.constraints.get("ranges"))
-                score = t.priority / 100.0 + _proximity(query, sent, span) + 0.8 * cm \
-                    + _grade_match(query.text, _clause_before(sent, span))
+                before = _clause_before(sent, span)
+                cm = condition_match(query.constraints.get("quantities") or [], before, query.constraints.get("ranges"))
+                score = t.priority / 100.0 + _proximity(query, sent, span) + 0.8 * cm + _grade_match(query.text, before)
                 if t.asked is not None and t.asked.search(query.text):
                     score += 0.1  # the question asks in this template's form (多长时间内 → …日内)
                 out.append((score, value, span, t, cm))
@@ -514,13 +507,14 @@ class Extractor:
         before = _clause_before(sent, (span[0], span[0]))  # up to the value: the value is no condition
         tiered = (before.find("的，") >= 0 and bool(range_conditions(before))
                   and not query.constraints.get("quantities") and not query.constraints.get("ranges"))
+        multipart = is_multipart(query.text)
         same = [(span, value)]  # Kp的范围为[0,500]，Kd的范围为[0,5]: several values in one sentence
-        if is_multipart(query.text):
+        if multipart:
             for sc, v, sp, t2, _ in matches[1:]:
                 if t2.id == t.id and sc >= 0.5 and all(sp[1] <= a or sp[0] >= b for (a, b), _ in same):
                     same.append((sp, v))
             same.sort(key=lambda x: x[0][0])
-        if is_multipart(query.text) or tiered:
+        if multipart or tiered:
             block = anchor.candidate.block
             for other in split_sentences(block.text):
                 if other.start == anchor.sentence.start or len(values) >= 4:
@@ -553,7 +547,7 @@ class Extractor:
         if cm > 0:
             reasons.append("条件匹配：问题中的数量落在该条件范围内")
         rendered = list(dict.fromkeys(_render(v) for v in values))  # 20工作日 twice is one value
-        if len(rendered) > 1 and is_multipart(query.text):
+        if len(rendered) > 1 and multipart:
             score += 0.3  # the question asks for several values and this answer has them
         out_value = value if len(rendered) == 1 else {"kind": "list", "items": rendered}
         return Found(value=out_value, answer=answer, method=f"template:{t.id}", anchor=anchor, evidence=evidence,
@@ -584,7 +578,6 @@ class Extractor:
     def _matching_items(self, query: Query, anchor: Anchor, lead: Block, items: list[Block]) -> Optional[Found]:
         """A long list whose lead does not say what is asked (（一）年龄条件：1.申请小型汽车…；4.申请大型
         客车…): the answer is the items that name the asked subject, not the whole list."""
-        from .anchors import phrase_bonus  # anchors builds on this module
         total = sum(query.weights.values()) or 1.0
         cls = query.constraints.get("named_class")  # onero电机: the product's documents speak of its 电机
         named = cls if cls and lead.doc_id in (query.constraints.get("doc_ids") or []) else ""
@@ -628,7 +621,7 @@ class Extractor:
                 ev.append((h, Sentence(h.text, 0, len(h.text)), c.title, c.source))
             ev.append((items[i], Sentence(items[i].text, 0, len(items[i].text)), c.title, c.source))
         value = {"kind": "text", "text": texts[0]} if len(texts) == 1 else {"kind": "list", "items": texts}
-        score = 0.8 + (0.5 if query.qtype in ("list", "condition", "exception") else 0.0)
+        score = 0.8 + (0.5 if query.qtype == "condition" else 0.0)  # as list.items scores the whole list
         return Found(value=value, answer="；".join(texts), method="template:list.matching", anchor=anchor,
                      evidence=ev, score=score,
                      reasons=[f"匹配模式：list.matching（{len(best)}/{len(items)} 项点到所问对象）"])
@@ -877,19 +870,11 @@ class Extractor:
                           anchor=anchor, evidence=[self._ev(anchor)], score=0.6, reasons=["匹配模式：exception.but"])
             # 除本法第二十二条和第二十三条规定的情形外: the exceptions are what those articles say
             block = anchor.candidate.block
-            cited = []
-            def overlap(text: str) -> float:  # the cited sentence that speaks of what the question asks
-                return sum(w for t, w in query.weights.items() if t in text)
-
-            for label in cited_articles(m.group(0)):
-                options = [(b, x) for b in self.store.clause_blocks(block.doc_id, label)[:6]
-                           if b.block_id != block.block_id for x in split_sentences(b.text)]
-                if options:
-                    b, first = max(options, key=lambda o: overlap(o[1].text))
-                    cited.append((label, b, first))
+            cited = [(label, *hit) for label in cited_articles(m.group(0))
+                     if (hit := self.cited_sentence(block.doc_id, label, query.weights, block.block_id))]
             if cited:
-                found.evidence += [self._ev(anchor, b, first) for _, b, first in cited]
-                items = [f"{label}：{first.text.rstrip('。；;')}" for label, _, first in cited]
+                found.evidence += [self._ev(anchor, b, x) for _, b, x in cited]
+                items = [f"{label}：{x.text.rstrip('。；;')}" for label, _, x in cited]
                 found.value = {"kind": "list", "items": items}
                 found.answer = sent + "（" + "；".join(items) + "）"
                 found.reasons.append(f"引用条款：{'、'.join(label for label, _, _ in cited)}")
@@ -999,13 +984,12 @@ def _tail_predicate(question: str) -> str:
     if not clauses or not re.search(r"吗|呢", clauses[-1]):
         return ""
     tail = re.sub(r"[吗呢]+$", "", clauses[-1].strip())
-    if re.search(r"这么做|这样做|这么办|这样办|这样|这么", tail):
+    if re.search(r"这样|这么", tail):
         return ""  # 这样做合法吗 judges the situation told before
     tail = re.sub(r"^(?:那么?|请问|这|那)", "", tail)
     tail = re.sub(r"我们|我|你|他们|他|她|对方|公司|单位|还|能不能|能否|可以|能够|能|会|要|应当|应该|需要|必须|得|先|再次?|也|有权", "", tail)
-    if re.fullmatch(r"(?:是)?(?:合规|合法|违法|违规|允许|可行|对|行|有效|正确|属实)的?", tail) or \
-            re.search(r"这么做|这样做|这么办|这样办|这样", tail):
-        return ""  # 这样合法吗 judges the situation told before; it names nothing the provision must say
+    if re.fullmatch(r"(?:是)?(?:合规|合法|违法|违规|允许|可行|对|行|有效|正确|属实)的?", tail):
+        return ""  # 合法吗 judges the situation told before; it names nothing the provision must say
     return tail if len(tail) >= 2 else ""
 
 
@@ -1135,14 +1119,30 @@ _GRADE = re.compile(r"特别重大|重大|较大|一般|特别严重|严重|较�
 def _grade_match(question: str, before: str) -> float:
     """+0.5 when the value's condition (…的，) names the grade the question names (发生较大事故的), −0.5
     when it names another grade (情节特别严重的 for a question that states none or a different one)."""
-    conds = [c for c in re.findall(r"([^，,；;。：:]*?)的[，,]", before)]
-    grades = [g for c in conds for g in _GRADE.findall(c)]
+    grades = [g for c in re.findall(r"([^，,；;。：:]*?)的[，,]", before) for g in _GRADE.findall(c)]
     if not grades:
         return 0.0
     asked = set(_GRADE.findall(question))
     if asked & set(grades):
         return 0.5
     return -0.5
+
+
+def joined_terms(query: Query) -> list[str]:
+    """Neighbouring question terms as the question writes them together (大型 + 客车 → 大型客车)."""
+    got = query.constraints.get("_joined")
+    if got is None:
+        cats = query.constraints.get("asked_category") or []  # 哪个单位负责: 单位负责 is the asker's frame
+        terms = sorted((t for t in query.weights if t not in cats), key=lambda t: query.text.find(t))
+        got = [a + b for a, b in zip(terms, terms[1:]) if a + b in query.text]
+        query.constraints["_joined"] = got
+    return got
+
+
+def phrase_bonus(query: Query, text: str) -> float:
+    """0.1 per joined pair of question terms the sentence also has together (at most 0.2): 大型客车
+    is not 中型客车、大型货车, though both sentences hold 大型 and 客车."""
+    return min(0.2, 0.1 * sum(1 for p in joined_terms(query) if p in text))
 
 
 def _proximity(query: Query, sent: str, span: tuple[int, int]) -> float:

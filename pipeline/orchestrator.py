@@ -14,10 +14,10 @@ from typing import Any, Optional
 
 from .analyze import CATEGORY_WEIGHT, QueryAnalyzer
 from .syntax import patterns as _dep_patterns  # noqa: F401  (registers the dep_pattern rule kind; no spaCy import)
-from .anchors import coverage, lexical_anchors, phrase_bonus
+from .anchors import coverage, lexical_anchors
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
-from .extract import ExtractSettings, Extractor, Found, condition_match, render_value
+from .extract import ExtractSettings, Extractor, Found, condition_match, phrase_bonus, render_value
 from .numbers import grounded, norm_for_match
 from .prefilter import Prefilter, PrefilterSettings
 from .rules import RuleSet
@@ -47,7 +47,6 @@ class AskSettings:
     # clause by min_coverage and meets every figure the asker gives
     min_coverage_situation: float = 0.5
     min_coverage_situation_full: float = 0.35  # …when every word of the asking clause is in the evidence
-    gate_tries: int = 1  # extractions tried against the bar, best first
 
 
 class Orchestrator:
@@ -125,13 +124,10 @@ class Orchestrator:
         timings["syntax"] = _ms(t)
         t = time.perf_counter()
         found = self._validity(query) if query.constraints.get("validity_of") else None
-        options = [found] if found is not None else self.extractor.ranked(query, anchors)
-        fired = bool(options)  # a template fired (even if the gate below refuses it)
-        found = None
-        for option in options[: self.settings.gate_tries]:
-            if self._gate(query, option, doc_ids, trace_obj):
-                found = option
-                break
+        found = found or self.extractor.run(query, anchors)
+        fired = found is not None  # a template fired (even if the gate below refuses it)
+        if found is not None and not self._gate(query, found, doc_ids, trace_obj):
+            found = None
         timings["extract"] = _ms(t)
         if found is None and self.generator is not None and anchors and not fired:
             t = time.perf_counter()
@@ -172,8 +168,6 @@ class Orchestrator:
         attr = query.constraints.get("asked_attribute")
         full = text + "".join(b.text for b, _, _, _ in found.evidence)
         missing = [e for e in quoted if e not in text and e not in context]
-        if attr in _TIME_ATTRS and query.qtype in ("duration", "date") and found.method.startswith("template:"):
-            attr = None  # 在时间上有什么要求: a deadline template's value is the time
         if attr and not any(w in full or w in context for w in [attr] + query.expansions.get(attr, [])):
             missing.append(attr)  # 对年龄有什么要求: the evidence speaks of 年龄 or 周岁
         unmet = [g["text"] for g in _qualifying_figures(query) if not _figure_met(g, ev_text)]
@@ -197,8 +191,8 @@ class Orchestrator:
         return False
 
     def _situation_ok(self, query: Query, found: Found, text: str, context: str, cov: float) -> bool:
-        """Accept partial coverage of a situational question: the asking clause is covered by the usual
-        bar (with at least one content word in it) and any figure the asker gives (27岁, 迟到15分钟) fits a
+        """Accept partial coverage of a situational question: the asking clause (two content words or
+        more) is covered by the usual bar and any figure the asker gives (27岁, 迟到15分钟) fits a
         condition of the provision. The situation's own words (车间, 离职, 签协议) need not be there."""
         asked = query.constraints.get("asked_clause")
         if not asked or cov < self.settings.min_coverage_situation_full:
@@ -289,16 +283,15 @@ class Orchestrator:
         topic (产假) joins the evidence, so the reader sees both provisions."""
         blk = found.anchor.candidate.block
         answer_text = "".join(s.text for _, s, _, _ in found.evidence)
-        missing = [t for t in query.weights if t not in answer_text and len(t) >= 2]
+        missing = {t: w for t, w in query.weights.items() if t not in answer_text and len(t) >= 2}
         if not missing:
             return
         for label in _cited_labels(found.anchor.sentence.text):
-            for b in self.store.clause_blocks(blk.doc_id, label)[:4]:
-                for sent in split_sentences(b.text):
-                    if any(t in sent.text for t in missing):
-                        found.evidence.append((b, sent, found.anchor.candidate.title, found.anchor.candidate.source))
-                        found.reasons.append(f"引用条款：{label}（{sent.text[:20]}…）")
-                        return
+            hit = self.extractor.cited_sentence(blk.doc_id, label, missing)
+            if hit:
+                found.evidence.append((*hit, found.anchor.candidate.title, found.anchor.candidate.source))
+                found.reasons.append(f"引用条款：{label}（{hit[1].text[:20]}…）")
+                return
 
     def _cited(self, doc_id: str, text: str) -> str:
         """Text of the articles of the same document that ``text`` cites as 本法/本条例第X条 (at most 3)."""
@@ -409,7 +402,6 @@ class Orchestrator:
 
 
 
-_TIME_ATTRS = ("时间", "时限", "期限", "日期", "期间")
 _TYPE_CUES = {"definition": re.compile(r"是指|系指|所称"), "count": re.compile(r"分为|分成|划分为|包括下列|由下列"),
               "date": re.compile(r"起施行|起实施|起生效|日前|之前"),
               "who": re.compile(r"负责|主管|由[^，。；]{1,20}(?:承担|实施|办理|审批|决定)"),

@@ -9,6 +9,7 @@ import logging
 import re
 import threading
 from array import array
+from bisect import bisect_left
 from functools import lru_cache
 from pathlib import Path
 from typing import Optional
@@ -111,15 +112,9 @@ class _TagTable:
         return self._blob[self._starts[i]:end]
 
     def get(self, word: str) -> Optional[str]:
-        lo, hi = 0, len(self._starts)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self._word(mid) < word:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < len(self._starts) and self._word(lo) == word:
-            return self._tag_names[self._codes[lo]]
+        i = bisect_left(range(len(self._starts)), word, key=self._word)
+        if i < len(self._starts) and self._word(i) == word:
+            return self._tag_names[self._codes[i]]
         return None
 
     def __len__(self) -> int:

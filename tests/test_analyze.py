@@ -35,7 +35,7 @@ def test_asked_category_counts_little_at_the_coverage_bar(example_kb):
 
 
 def test_joined_terms_reward_the_question_phrase(example_kb):
-    from pipeline.anchors import joined_terms, phrase_bonus
+    from pipeline.extract import joined_terms, phrase_bonus
 
     q = example_kb.orchestrator.analyzer.run("申请大型客车准驾车型的驾驶证，对年龄有什么要求？")
     assert "大型客车" in joined_terms(q)
