@@ -13,6 +13,8 @@ from typing import Any, Optional
 
 import regex
 
+from . import specs  # noqa: F401  (registers the spec rule kind: rules/specs/*.yaml)
+from .answer_kind import AnswerKindGrammar
 from .numbers import CN_DIGITS as CN_NUMERALS, find_quantities
 from .rules import Field, RuleSet, register_schema
 from .store import Store
@@ -89,6 +91,7 @@ class QueryAnalyzer:
     def __init__(self, rules: RuleSet, store: Store) -> None:
         self.rules = rules
         self.store = store
+        self.kinds = AnswerKindGrammar(rules)
         self._lock = threading.Lock()
         self._compiled_version = -1
         self._qtypes: list[tuple[dict, Any]] = []
@@ -161,6 +164,20 @@ class QueryAnalyzer:
             q.constraints["asked_clause"] = asked
         q.qtype, rule_id = self.qtype(question, asked)
         q.reasons.append(f"问题类型：{q.qtype}" + (f"（规则 {rule_id}）" if rule_id else "（默认）"))
+        # the answer-kind grammar (rules/value_kinds.yaml): the noun or unit the interrogative attaches to
+        ak = self.kinds.infer(question, asked)
+        asks = [x for x in re.split(r"[？?]", question) if x.strip()]
+        if ak is not None and len(asks) > 1 and len({k.kind for k in map(self.kinds.infer, asks) if k}) > 1:
+            q.reasons.append("答案类型：问题的两问所问类型不同，不据此限定")  # 多少倍…？按什么天数…？
+            ak = None
+        if ak is not None:
+            q.constraints["value_kind"] = ak.kind
+            q.constraints["value_units"] = list(ak.units)
+            q.constraints["focus"] = ak.focus
+            q.reasons.append(ak.reason())
+            if ak.qtype != q.qtype and (rule_id or "qtype.open") in self.kinds.refines:
+                q.reasons.append(f"问题类型：{q.qtype} → {ak.qtype}（按答案类型）")
+                q.qtype = ak.qtype
 
         # documents named in the question: 《…》 or a known title / short name
         doc_ids, named = self._doc_hints(question)
@@ -180,7 +197,7 @@ class QueryAnalyzer:
         attr = _ASKED_ATTR.search(question)
         attr = next(g for g in attr.groups() if g) if attr else None
         if attr and not (attr in _TIME_ATTRS and q.qtype in ("duration", "date")):
-            # 对年龄有什么要求: the evidence must speak of 年龄 (在时间上有什么要求 asks for the deadline itself)
+            # 对学历有什么要求: the evidence must speak of 学历 (在期限上有什么规定 asks for the deadline itself)
             q.constraints["asked_attribute"] = attr
         quoted = _QUOTED.findall(question)
         if quoted:
@@ -220,15 +237,15 @@ class QueryAnalyzer:
         q.constraints["synonym_weight"] = self._syn_weight  # dictionaries/synonyms.yaml `weight`
         for e in q.entities:  # quoted terms are what the question is about…
             if df.get(e.lower(), 0) == 0 and len(e) > 4 and e in q.weights:
-                del q.weights[e]  # …unless it is the asker's own phrase (“上市成功才收费”): its words count instead
+                del q.weights[e]  # …unless it is the asker's own phrase (“验收合格再付款”): its words count instead
                 q.terms.remove(e)
                 continue
             q.weights[e] = q.weights.get(e, 1.0) * 1.5
-        for m in _CATEGORY.finditer(question):  # 代表什么故障: the answer names a fault, it need not say 故障
+        for m in _CATEGORY.finditer(question):  # 属于哪种病害: the answer names a disease, it need not say 病害
             cat = next((t for t in q.weights if m.group(1).startswith(t) and t not in q.entities), None)
             if cat:  # the coverage bar counts it at CATEGORY_WEIGHT; selection still uses it fully
                 q.constraints.setdefault("asked_category", []).append(cat)
-        # onero电机 / XX系统: the class noun right after a named product is covered by that product's documents
+        # zentra水泵 / XX系统: the class noun right after a named product is covered by that product's documents
         for name in ([q.doc_hint] if q.doc_hint and not _BOOK.search(question) else []):
             i = question.find(name)
             rest = question[i + len(name):] if i >= 0 else ""
@@ -339,8 +356,8 @@ class QueryAnalyzer:
 def asked_clause(question: str) -> Optional[str]:
     """The clause that asks, when the question first tells a situation in other clauses.
 
-    员工在车间受伤，公司一直不去申请工伤认定，员工自己最晚要在多长时间内提出申请？ →
-    员工自己最晚要在多长时间内提出申请. None for a one-clause question or when no clause asks.
+    租客搬走时押金被扣，房东迟迟不肯退还，租客最迟要在几天以内提出异议？ →
+    租客最迟要在几天以内提出异议. None for a one-clause question or when no clause asks.
     """
     clauses = [c.strip() for c in _CLAUSE.split(strip_asides(question, "")) if c.strip()]
     if len(clauses) < 2:
@@ -370,7 +387,7 @@ def doc_names(title: str, source: str) -> list[str]:
     names = [title, _short(title)]
     stem = re.sub(r"[（(]\d{4}-\d{2}-\d{2}[)）]$", "", source.rsplit("/", 1)[-1].rsplit(".", 1)[0])
     names.append(stem)
-    # Latin tokens of a file name name a product or company (onero_actuator_manual_zh.pdf → onero)
+    # Latin tokens of a file name name a product or company (zentra_pump_guide_zh.pdf → zentra)
     names += [t for t in re.split(r"[_\-\s.]+", stem) if re.fullmatch(r"[A-Za-z][A-Za-z0-9]{3,}", t)
               and t.lower() not in _GENERIC_STEM_WORDS]
     return [n for n in dict.fromkeys(names) if n and len(n) >= 3]

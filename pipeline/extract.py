@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional
 
 import regex
 
+from .answer_kind import AnswerKindGrammar
 from .numbers import canonical_unit, cn_number, find_quantities, grounded, norm_for_match
 from .rules import Field, RuleSet, register_schema
 from .store import Store
@@ -57,6 +58,8 @@ register_schema("template", {
     "priority": Field((int,), True, "higher is tried first"),
     "builder": Field((str,), True, "how the value is built (see pipeline/extract.py BUILDERS)"),
     "regex": Field((str,), True, "a Python `regex` pattern with named groups"),
+    "value_kinds": Field((list,), False, "optional: the template serves only questions whose answer kind "
+                                         "(rules/value_kinds.yaml) is one of these, e.g. [code]"),
     "asked": Field((str,), False, "optional regex on the question: when it matches, this template is preferred "
                                    "(+0.1), e.g. 多长时间内 prefers 20个工作日内 over 最长不得超过20个工作日"),
 }, check=lambda r: _check_template(r))
@@ -204,6 +207,7 @@ class Template:
     rx: Any
     examples: list[dict] = field(default_factory=list)
     asked: Any = None  # compiled question-side regex, or None
+    value_kinds: tuple[str, ...] = ()  # answer kinds it serves (empty: any)
 
     def apply(self, text: str) -> list[tuple[dict, tuple[int, int]]]:
         """Every (value, span) this template finds in ``text``."""
@@ -216,9 +220,20 @@ class Template:
         return out
 
 
-def compile_templates(rules: list[dict]) -> list[Template]:
-    out = [Template(r["id"], tuple(r["types"]), r["priority"], r["builder"], regex.compile(expand(r["regex"])),
-                    r.get("examples") or [], regex.compile(r["asked"]) if r.get("asked") else None) for r in rules]
+def compile_templates(rules: list[dict], measure_units: Optional[list[str]] = None) -> list[Template]:
+    """Compiled templates, highest priority first; ``measure_units`` (from rules/value_kinds.yaml) extend
+    the MEASURE_UNIT placeholder."""
+    extra = [u for u in (measure_units or []) if u]
+    def exp(p: str) -> str:
+        if extra and "MEASURE_UNIT" in p:
+            units = "|".join(regex.escape(u) for u in sorted(extra, key=len, reverse=True))
+            # an ASCII unit must not run on into a word (5V but not 5Volume), and units longer than one
+            # character come first so that mA is not read as m
+            p = p.replace("MEASURE_UNIT", rf"(?:(?:{units})(?![A-Za-z])|{PLACEHOLDERS['MEASURE_UNIT'][3:-1]})")
+        return expand(p)
+    out = [Template(r["id"], tuple(r["types"]), r["priority"], r["builder"], regex.compile(exp(r["regex"])),
+                    r.get("examples") or [], regex.compile(r["asked"]) if r.get("asked") else None,
+                    tuple(r.get("value_kinds") or ())) for r in rules]
     out.sort(key=lambda t: -t.priority)
     return out
 
@@ -278,7 +293,7 @@ def _same(a: float, b: float) -> bool:
 def condition_match(question_quantities: list[dict], text: str, question_ranges: Optional[list] = None) -> float:
     """+1 when the question's condition fits a condition of ``text``, -1 when it contradicts it, else 0.
 
-    A question range (已满10年不满20年) must equal a range of the text; a question quantity
+    A question range (满3年不满5年) must equal a range of the text; a question quantity
     (工作了12年) must fall inside one. Only conditions of the same dimension (time, age, money…) count.
     """
     if not question_quantities and not question_ranges:
@@ -365,11 +380,16 @@ class Extractor:
         self._version = -1
         self._templates: list[Template] = []
         self._weak: set[str] = set()
+        self.kinds = AnswerKindGrammar(rules)
+        self._kind_only_units: set[str] = set()
 
     def templates(self) -> list[Template]:
         if self._version != self.rules.version:
             with self._lock:
-                self._templates = compile_templates(self.rules.get("template"))
+                units = self.kinds.measure_units()
+                self._templates = compile_templates(self.rules.get("template"), units)
+                base = set(PLACEHOLDERS["MEASURE_UNIT"][3:-1].replace("\\", "").split("|"))
+                self._kind_only_units = {canonical_unit(u) for u in units} - {canonical_unit(u) for u in base}
                 self._weak = {t.id for t in self._templates if t.priority < 50}
                 self._version = self.rules.version
         return self._templates
@@ -468,12 +488,16 @@ class Extractor:
         out = []
         # numbers inside conditional clauses (…不满三年的，) describe when, not what
         conds = [c[4] for c in range_conditions(sent) if _clause_at(sent, c[4]).endswith("的")]
+        kind = query.constraints.get("value_kind")
+        kind_units = query.constraints.get("value_units") or []
         for t in self.templates():
-            if query.qtype not in t.types:
+            if query.qtype not in t.types or (t.value_kinds and kind not in t.value_kinds):
                 continue
             for value, span in t.apply(sent):
                 if not _unit_ok(query, value):
                     continue
+                if value.get("unit") in self._kind_only_units and value["unit"] not in kind_units:
+                    continue  # 12位, 8字节: units the answer-kind grammar adds count only when the question asks them
                 if any(a <= span[0] < b or a < span[1] <= b for a, b in conds) and t.builder != "range":
                     continue  # a number inside a condition (…不满三年的) is not the answer
                 if not grounded(_clause_at(sent, span), sent):
@@ -485,6 +509,7 @@ class Extractor:
                 score = t.priority / 100.0 + _proximity(query, sent, span) + 0.8 * cm + _grade_match(query.text, before)
                 if t.asked is not None and t.asked.search(query.text):
                     score += 0.1  # the question asks in this template's form (多长时间内 → …日内)
+                score += _focus_link(query, sent, span)
                 out.append((score, value, span, t, cm))
         out.sort(key=lambda x: -x[0])
         return out
@@ -502,13 +527,13 @@ class Extractor:
         # the answer quotes the whole provision sentence, so qualifications (但最高不得超过…) stay with the value
         answer = _answer_text(query, value, clause) if value.get("kind") == "count" else sent
         values = [value]
-        # a tiered provision (…三个月以上不满一年的，…；…一年以上不满三年的，…) asked without the
+        # a tiered provision (…不满一年的，…；…两年以上不满五年的，…) asked without the
         # condition that picks a tier: give every tier rather than the first one
         before = _clause_before(sent, (span[0], span[0]))  # up to the value: the value is no condition
         tiered = (before.find("的，") >= 0 and bool(range_conditions(before))
                   and not query.constraints.get("quantities") and not query.constraints.get("ranges"))
         multipart = is_multipart(query.text)
-        same = [(span, value)]  # Kp的范围为[0,500]，Kd的范围为[0,5]: several values in one sentence
+        same = [(span, value)]  # 电压的范围为[9,36]，电流的范围为[0,3]: several values in one sentence
         if multipart:
             for sc, v, sp, t2, _ in matches[1:]:
                 if t2.id == t.id and sc >= 0.5 and all(sp[1] <= a or sp[0] >= b for (a, b), _ in same):
@@ -579,7 +604,7 @@ class Extractor:
         """A long list whose lead does not say what is asked (（一）年龄条件：1.申请小型汽车…；4.申请大型
         客车…): the answer is the items that name the asked subject, not the whole list."""
         total = sum(query.weights.values()) or 1.0
-        cls = query.constraints.get("named_class")  # onero电机: the product's documents speak of its 电机
+        cls = query.constraints.get("named_class")  # zentra水泵: the product's documents speak of its 水泵
         named = cls if cls and lead.doc_id in (query.constraints.get("doc_ids") or []) else ""
 
         def has(t: str, text: str) -> bool:
@@ -606,7 +631,7 @@ class Extractor:
         if top < 0.2 or not best or len(best) > 3 or len(best) * 2 > len(items):
             return None  # no item stands out: the whole list answers
         if any(_restates_question(query.text, items[i].text) for i in best):
-            return None  # the item is the question's own premise (…中止的行政复议，在什么情况下会终止), not its answer
+            return None  # the item is the question's own premise (…暂停的供货合同，遇到哪些情形会解除), not its answer
         if query.qtype == "procedure" and len(best) == 1:
             # a step is followed by the next ones ((六)…书面通知本人；(七)…归入档案): keep up to two more
             best += [i for i in range(best[0] + 1, min(best[0] + 3, len(items)))
@@ -765,20 +790,20 @@ class Extractor:
                 evidence.append(self._ev(anchor, block, lines[line]))
         if not values:
             return None
-        # the heading that names the table's subject (4. XD5757-1/2) goes into the evidence too
+        # the heading that names the table's subject (3. KT-200 系列) goes into the evidence too
         for h in self.store.doc_blocks(block.doc_id, max(0, block.order - 40), block.order):
             if h.type == "heading" and h.text in block.section and any(t in h.text for t in query.weights):
                 evidence.insert(0, self._ev(anchor, h, Sentence(h.text, 0, len(h.text))))
         value = _cell_value(values[0]) if len(values) == 1 else {"kind": "list", "items": pieces}
         return Found(value=value, answer="；".join(pieces), method="template:table.cell", anchor=anchor,
-                     evidence=evidence or [self._ev(anchor)], score=1.2,
+                     evidence=evidence or [self._ev(anchor)], score=1.5 if named_cols else 1.2,  # row × named column: the most specific link
                      reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or '数值列'}）"])
 
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:
-        """What a code means: the code from the question, then a separator and its meaning (C――电机线圈过温)."""
+        """What a code means: the code from the question, then a separator and its meaning (E――风扇堵转)."""
         sent = anchor.sentence.text
         codes = _CODES.findall(query.text)
-        for code in codes[-1:]:  # the last code is the asked value (ERR状态码为C: C); earlier ones name the field
+        for code in codes[-1:]:  # the last code is the asked value (告警码为E: E); earlier ones name the field
             m = re.search(rf"(?<![A-Za-z0-9]){re.escape(code)}\s*(?:――|——|—|－|-|：|:|=|表示|代表)\s*"
                           rf"(?P<text>[^；;。\n，,]{{2,40}})", sent)
             if m:
@@ -789,7 +814,7 @@ class Extractor:
         return None
 
     def _s_count_values(self, query: Query, anchor: Anchor) -> Optional[Found]:
-        """分值分为几档 — 分值为12分、9分、6分、3分、1分: a run of three or more values in one unit,
+        """评级分为几档 — 评级为10分、7分、4分: a run of three or more values in one unit,
         joined by 、/和/或, counts the grades; the clause must name what the question counts."""
         if not re.search(r"几(档|种|类|级|个等级|个档次|个级别)", query.text):
             return None
@@ -818,7 +843,7 @@ class Extractor:
                      reasons=[f"匹配模式：count.values（{len(run)} 个{run[0]['unit']}值）"])
 
     def _s_count_of(self, query: Query, anchor: Anchor) -> Optional[Found]:
-        """多少注册用户 / 多少名员工: a number directly followed by the noun the question counts."""
+        """多少台设备 / 多少名员工: a number directly followed by the noun the question counts."""
         m = _ASK_NOUN.search(query.text)
         if not m:
             return None
@@ -868,7 +893,7 @@ class Extractor:
         if m:
             found = Found(value={"kind": "text", "text": m.group(0)}, answer=sent, method="template:exception.but",
                           anchor=anchor, evidence=[self._ev(anchor)], score=0.6, reasons=["匹配模式：exception.but"])
-            # 除本法第二十二条和第二十三条规定的情形外: the exceptions are what those articles say
+            # 除本合同第五条和第八条规定的情形外: the exceptions are what those articles say
             block = anchor.candidate.block
             cited = [(label, *hit) for label in cited_articles(m.group(0))
                      if (hit := self.cited_sentence(block.doc_id, label, query.weights, block.block_id))]
@@ -879,7 +904,7 @@ class Extractor:
                 found.answer = sent + "（" + "；".join(items) + "）"
                 found.reasons.append(f"引用条款：{'、'.join(label for label, _, _ in cited)}")
             return found
-        # the rule, then its exception in the next sentence (…不再给予行政处罚；涉及…的，上述期限延长至五年)
+        # the rule, then its exception in the next sentence (…不再追究违约责任；涉及…的，上述期限延长至三年)
         sents = split_sentences(anchor.candidate.block.text)
         idx = next((i for i, x in enumerate(sents) if x.start == anchor.sentence.start), None)
         if idx is not None and idx + 1 < len(sents) and _EXCEPTION_NEXT.search(sents[idx + 1].text) and \
@@ -905,7 +930,7 @@ STRATEGIES: dict[str, tuple[str, ...]] = {
     "count": ("templates", "count_items", "count_values"), "list": ("list",), "condition": ("list", "templates", "sentence"),
     "exception": ("list", "exception", "sentence"), "definition": ("definition",), "who": ("who",),
     "yesno": ("yesno",), "procedure": ("list", "templates", "sentence"), "table": ("table", "templates"),
-    "multihop": ("templates",), "code": ("code", "sentence"), "open": (), "compare": ("templates", "who", "sentence"),
+    "multihop": ("templates",), "code": ("code", "templates", "sentence"), "open": (), "compare": ("templates", "who", "sentence"),
 }
 
 _ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几年|多少年"), "年"),
@@ -1064,12 +1089,16 @@ def _unit_ok(query: Query, value: dict) -> bool:
     is_ref = value.get("kind") == "text" and str(value.get("text", "")).endswith(("条", "款"))
     if is_ref != bool(_ASKS_ARTICLE.search(query.text)):
         return False  # 第几条 wants an article reference, and only it does
-    if _ASKS_RATE.search(query.text) and value.get("kind") in ("money", "number", "range", "duration") \
+    kind_units = query.constraints.get("value_units")
+    if kind_units:  # the answer-kind grammar says which units an answer may carry (费率 → %, 电压 → V)
+        if value.get("kind") in ("number", "range", "money", "duration") and canonical_unit(unit or "") not in kind_units:
+            return False
+    elif _ASKS_RATE.search(query.text) and value.get("kind") in ("money", "number", "range", "duration") \
             and unit not in ("%", "‰", "‱", "倍"):
         return False
-    if _ASKS_YUAN.search(query.text) and unit not in ("元",) and value.get("kind") != "count":
+    elif _ASKS_YUAN.search(query.text) and unit not in ("元",) and value.get("kind") != "count":
         return False  # 每月多少元 wants an amount, not 百分之八十
-    if _ASKS_MONEY.search(query.text) and not _ASKS_RATE.search(query.text) \
+    elif _ASKS_MONEY.search(query.text) and not _ASKS_RATE.search(query.text) \
             and value.get("kind") in ("number", "duration") and unit not in ("元", "倍", "%"):
         return False
     if _ASKS_MULTIPLE.search(query.text) and not is_multipart(query.text) \
@@ -1132,7 +1161,7 @@ def joined_terms(query: Query) -> list[str]:
     """Neighbouring question terms as the question writes them together (大型 + 客车 → 大型客车)."""
     got = query.constraints.get("_joined")
     if got is None:
-        cats = query.constraints.get("asked_category") or []  # 哪个单位负责: 单位负责 is the asker's frame
+        cats = query.constraints.get("asked_category") or []  # 哪个部门审批: 部门审批 is the asker's frame
         terms = sorted((t for t in query.weights if t not in cats), key=lambda t: query.text.find(t))
         got = [a + b for a, b in zip(terms, terms[1:]) if a + b in query.text]
         query.constraints["_joined"] = got
@@ -1147,11 +1176,26 @@ def phrase_bonus(query: Query, text: str) -> float:
 
 def _proximity(query: Query, sent: str, span: tuple[int, int]) -> float:
     """Up to 0.6 for question terms near the match: its own clause and the condition clause before it
-    (情况紧急的，应当在二十四小时内作出: 情况紧急 decides which of two deadlines is meant)."""
+    (设备停机的，应当在四小时内到场: 设备停机 decides which of two deadlines is meant)."""
     near_text = _clause_before(sent, span) + _clause_at(sent, span)
     total = sum(query.weights.values()) or 1.0
     near = sum(w for t, w in query.weights.items() if t in near_text)
     return 0.6 * near / total
+
+
+def _focus_link(query: Query, sent: str, span: tuple[int, int]) -> float:
+    """Focus–value linking by clause proximity: the value noun the question's interrogative attaches to
+    (电压 in 电压应设为多少) in the value's own clause or the one before it links that value (+0.3); in the
+    same sentence, the nearer the better (up to +0.15)."""
+    focus = query.constraints.get("focus")
+    if not focus or focus in (query.constraints.get("value_units") or []):
+        return 0.0
+    words = [focus] + list(query.expansions.get(focus, []))
+    near = _clause_before(sent, span) + _clause_at(sent, span)
+    if any(w in near for w in words):
+        return 0.3
+    dist = [abs(m.start() - span[0]) for w in words for m in re.finditer(re.escape(w), sent)]
+    return 0.15 * max(0.0, 1 - min(dist) / 40) if dist else 0.0
 
 
 def _answer_text(query: Query, value: dict, clause: str) -> str:

@@ -53,7 +53,7 @@ class KnowledgeBase:
 
     >>> kb = KnowledgeBase("kb.sqlite")                       # doctest: +SKIP
     >>> kb.ingest(["examples/docs"]).summary()                # doctest: +SKIP
-    >>> kb.ask("职工累计工作已满10年不满20年的，年休假几天？").to_dict()  # doctest: +SKIP
+    >>> kb.ask("女职工怀孕不满4个月流产的，享受多少天产假？").to_dict()  # doctest: +SKIP
 
     ``ask`` is safe to call from several threads.
     """

@@ -42,7 +42,7 @@ class AskSettings:
     use_parser: bool = True
     article_scope: bool = True   # the whole article (all its 款) counts as the answer's scope
     min_coverage_compare: float = 0.8  # each version's answer in a comparison: two answers, a stricter bar
-    # a question that first tells the asker's situation in their own words (员工在车间受伤，…): the
+    # a question that first tells the asker's situation in their own words (租客搬走时押金被扣，…): the
     # provision may cover the whole question less, down to this share, when it covers the asking
     # clause by min_coverage and meets every figure the asker gives
     min_coverage_situation: float = 0.5
@@ -154,7 +154,7 @@ class Orchestrator:
         text, context = self.scope(found)
         cls = query.constraints.get("named_class")
         if cls and found.anchor.candidate.block.doc_id in (query.constraints.get("doc_ids") or []):
-            context += "\n" + cls  # onero电机: a document of the named product speaks of its 电机
+            context += "\n" + cls  # zentra水泵: a document of the named product speaks of its 水泵
         cov = coverage(_gate_query(query), text, context, context_weight=1.0)
         found.coverage = cov
         found.reasons.append(f"证据覆盖率：{cov:.2f}")
@@ -169,7 +169,7 @@ class Orchestrator:
         full = text + "".join(b.text for b, _, _, _ in found.evidence)
         missing = [e for e in quoted if e not in text and e not in context]
         if attr and not any(w in full or w in context for w in [attr] + query.expansions.get(attr, [])):
-            missing.append(attr)  # 对年龄有什么要求: the evidence speaks of 年龄 or 周岁
+            missing.append(attr)  # 对学历有什么要求: the evidence speaks of 学历 or 文化程度
         unmet = [g["text"] for g in _qualifying_figures(query) if not _figure_met(g, ev_text)]
         if unmet and found.method.startswith("template:"):
             # 累积记分满12分的驾驶人…: a provision that never speaks of 12分 does not answer for that driver
@@ -192,8 +192,8 @@ class Orchestrator:
 
     def _situation_ok(self, query: Query, found: Found, text: str, context: str, cov: float) -> bool:
         """Accept partial coverage of a situational question: the asking clause (two content words or
-        more) is covered by the usual bar and any figure the asker gives (27岁, 迟到15分钟) fits a
-        condition of the provision. The situation's own words (车间, 离职, 签协议) need not be there."""
+        more) is covered by the usual bar and any figure the asker gives (35岁, 逾期20天) fits a
+        condition of the provision. The situation's own words (押金, 搬家, 签合同) need not be there."""
         asked = query.constraints.get("asked_clause")
         if not asked or cov < self.settings.min_coverage_situation_full:
             return False

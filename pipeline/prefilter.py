@@ -186,7 +186,7 @@ class Prefilter:
                 breakdown["named_unit"] = True
             heading = _HEADING_NUMBER.sub("", b.section[-1]).strip() if b.section else ""
             if len(heading) >= 3 and heading in query.text and not _STRUCT.search(heading):
-                score *= 1.3  # 用速度模式控制…: the section headed 2.3 速度模式 (not 2.2 位置速度模式)
+                score *= 1.3  # 切换到节能模式…: the section headed 3.1 节能模式 (not 3.2 智能节能模式)
                 breakdown["named_section"] = heading
             for rule, rx in hints:
                 if hint_applies(rule, query.qtype, b.type, b.text, rx):

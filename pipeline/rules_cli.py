@@ -56,6 +56,18 @@ def _check_qtype(rule: dict, ex: dict) -> tuple[bool, Any]:
     return got == ex["expect"], got
 
 
+def _check_value_kind(rule: dict, ex: dict) -> tuple[bool, Any]:
+    """The grammar over every value-kind rule decides; the example's rule must be the one that does
+    (``expect: null``: this rule must not)."""
+    from .answer_kind import AnswerKindGrammar
+    from .rules import RuleSet
+    ak = AnswerKindGrammar(RuleSet()).infer(ex["input"])
+    got = ak.kind if ak is not None and ak.rule_id == rule["id"] else None
+    if ak is not None and ak.how == "share" and rule["value_kind"] != "percent":
+        got = ak.kind if rule["value_kind"] == "money" and ex.get("expect") == "percent" else got
+    return got == ex.get("expect"), (ak.kind, ak.rule_id, ak.focus) if ak else None
+
+
 def _check_template(rule: dict, ex: dict) -> tuple[bool, Any]:
     from .extract import compile_templates
     tpl = compile_templates([rule])[0]
@@ -129,7 +141,8 @@ def _check_prefilter_case(rule: dict, ex: dict) -> tuple[bool, Any]:
 
 
 CHECKERS: dict[str, Callable[[dict, dict], tuple[bool, Any]]] = {
-    "question_type": _check_qtype, "template": _check_template, "lexicon": _check_lexicon,
+    "question_type": _check_qtype, "template": _check_template, "value_kind": _check_value_kind,
+    "spec": lambda rule, ex: __import__("pipeline.specs", fromlist=["check_spec"]).check_spec(rule, ex), "lexicon": _check_lexicon,
     "dep_pattern": _check_dep, "collection_route": _check_route,
     "structure_hint": _check_hint, "prefilter_case": _check_prefilter_case,
 }

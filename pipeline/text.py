@@ -37,7 +37,7 @@ _ASIDE = re.compile(r"[（(][^（）()]{2,40}[）)]")
 
 
 def strip_asides(text: str, repl: str = "") -> str:
-    """Remove bracketed asides (（无过失性辞退、经济性裁员）): in a question they explain, they do not ask."""
+    """Remove bracketed asides (（续租、转租）): in a question they explain, they do not ask."""
     return _ASIDE.sub(repl, text)
 
 
@@ -104,12 +104,12 @@ def block_sentences(block: Block) -> list[Sentence]:
 
 
 _N = "零一二两三四五六七八九十百千"
-# 本规定第六条第二款、第七条、第九条第一款 → 第六条, 第七条, 第九条
+# 本办法第三条第一款、第五条、第八条第二款 → 第三条, 第五条, 第八条
 _CITED_RUN = re.compile(rf"(?:本法|本条例|本规定|本办法)((?:第[{_N}]+条(?:第[{_N}]+[款项])*[、和及或者]*)+)")
 _ARTICLE_LABEL = re.compile(rf"第[{_N}]+条")
 
 
 def cited_articles(text: str, limit: int = 4) -> list[str]:
-    """The articles of the same document that ``text`` cites (本规定第六条第二款、第七条 → 第六条, 第七条)."""
+    """The articles of the same document that ``text`` cites (本办法第三条第一款、第五条 → 第三条, 第五条)."""
     labels = [a for run in _CITED_RUN.findall(text) for a in _ARTICLE_LABEL.findall(run)]
     return list(dict.fromkeys(labels))[:limit]

@@ -13,7 +13,7 @@ parser at 0.5-0.7 UAS, ``~2`` keeps a pattern from hinging on one attachment::
         UNIT: {ORTH: {IN: [年, 月, 日, 天]}}
       edges: ["LIMIT ~2 UNIT"]
       examples:
-        - {input: "竞业限制期限，不得超过二年。", expect: match}
+        - {input: "租赁期限，不得超过二十年。", expect: match}
 """
 from __future__ import annotations
 

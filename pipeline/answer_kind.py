@@ -1,0 +1,159 @@
+"""Answer-kind grammar: from a question's interrogative and the value noun it attaches to, the kind of
+value asked for and its focus (rules/value_kinds.yaml).
+
+电压应设为多少伏 → measure (unit 伏), focus 电压; 按什么费率缴纳 → percent, focus 费率; 弄坏了怎么赔 → money.
+The grammar is data: interrogatives, nouns and units are YAML lists; this module only links them.
+
+Needs: the rules (kind ``value_kind``). Adds: an :class:`AnswerKind` or None.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from typing import Optional
+
+import regex
+
+from .numbers import canonical_unit
+from .rules import Field, RuleSet, register_schema
+
+VALUE_KINDS = ("percent", "multiple", "money", "duration", "measure", "age", "headcount", "code", "date", "agent")
+_QTYPES = ("count", "number", "money", "duration", "date", "who", "code", "list")
+
+register_schema("value_kind", {
+    "value_kind": Field((str,), True, "one of " + "/".join(VALUE_KINDS)),
+    "qtype": Field((str,), True, "the question type whose strategies answer it: " + "/".join(_QTYPES)),
+    "nouns": Field((list,), True, "value nouns, e.g. [费率, 利率]"),
+    "units": Field((list,), False, "units an answer of this kind may carry, e.g. [V, 伏]"),
+    "link": Field((str,), False, "after: the noun links only when it follows the interrogative (哪个部门)"),
+}, check=lambda r: None if r.get("value_kind") in VALUE_KINDS and r.get("qtype") in _QTYPES
+    else f"value_kind must be one of {VALUE_KINDS} and qtype one of {_QTYPES}")
+
+# clause punctuation: a noun and an interrogative in different clauses are not linked
+_BREAK = re.compile(r"[，,。；;：:？?！!、]")
+
+
+@dataclass(frozen=True)
+class AnswerKind:
+    kind: str                 # value kind (percent, money, measure …)
+    qtype: str                # question type that answers it
+    focus: str                # the value noun (or unit) the interrogative attaches to
+    units: tuple[str, ...]    # canonical units an answer may carry (empty: any)
+    rule_id: str
+    how: str                  # "unit" (多少伏), "after" (什么费率), "before" (电压是多少), "share" (总价的多少)
+
+    def reason(self) -> str:
+        where = {"unit": "疑问词后的单位", "after": "疑问词所修饰的名词", "before": "疑问词所问的名词",
+                 "share": "所问为某数额的份额"}[self.how]
+        return f"答案类型：{self.kind}（规则 {self.rule_id}，{where}「{self.focus}」）"
+
+
+class AnswerKindGrammar:
+    """Links a question's interrogative to a value noun or unit; compiled from the rules, reloaded with them."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self._lock = threading.Lock()
+        self._version = -1
+        self._nouns: dict[str, dict] = {}
+        self._units: dict[str, dict] = {}
+        self._noun_rx = None
+        self._unit_rx = None
+        self._inter_rx = None
+        self._share_rx = None
+        self._before_rx = None
+        self.after_gap = 3
+        self.before_gap = 8
+        self.refines: frozenset[str] = frozenset()
+
+    def _refresh(self) -> None:
+        if self._version == self.rules.version:
+            return
+        with self._lock:
+            rules = self.rules.get("value_kind")
+            settings = self.rules.settings("value_kind")
+            nouns: dict[str, dict] = {}
+            units: dict[str, dict] = {}
+            for r in rules:
+                for n in r["nouns"]:
+                    nouns.setdefault(str(n), r)
+                for u in r.get("units") or []:
+                    units.setdefault(str(u), r)
+            self._nouns, self._units = nouns, units
+            alt = lambda ws: "|".join(regex.escape(w) for w in sorted(ws, key=len, reverse=True))  # noqa: E731
+            self._noun_rx = regex.compile(alt(nouns)) if nouns else None
+            inter = [str(w) for w in settings.get("interrogatives") or []]
+            self._inter_rx = regex.compile(alt(inter)) if inter else None
+            # a unit right after 多少/几 (多少伏, 几毫米, 多少kbps); ASCII units must not run on into a word
+            self._unit_rx = regex.compile(rf"(?:多少|几)(?:个)?({alt(units)})(?![A-Za-z])") if units else None
+            share = settings.get("share_cue")
+            self._share_rx = regex.compile(str(share)) if share else None
+            link = settings.get("before_link")
+            self._before_rx = regex.compile(re.sub(r"\s+", "", str(link))) if link else None
+            self.after_gap = int(settings.get("after_gap", 3))
+            self.before_gap = int(settings.get("before_gap", 8))
+            self.refines = frozenset(str(x) for x in settings.get("refines") or [])
+            self._version = self.rules.version
+
+    def units_of(self, kind_rule: dict) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(canonical_unit(str(u)) for u in kind_rule.get("units") or []))
+
+    def measure_units(self) -> list[str]:
+        """Every unit of the measure, age and headcount kinds (they extend the templates' MEASURE_UNIT)."""
+        self._refresh()
+        return [u for u, r in self._units.items() if r["value_kind"] in ("measure", "age", "headcount")]
+
+    def _make(self, r: dict, focus: str, how: str) -> AnswerKind:
+        return AnswerKind(r["value_kind"], r["qtype"], focus, self.units_of(r), r["id"], how)
+
+    def infer(self, question: str, asked: Optional[str] = None) -> Optional[AnswerKind]:
+        """The value kind the question asks for, or None when no interrogative attaches to a value noun."""
+        self._refresh()
+        if self._inter_rx is None:
+            return None
+        text = asked or question
+        if self._unit_rx is not None:
+            m = self._unit_rx.search(text)
+            if m:
+                r = self._units[m.group(1)]
+                k = self._make(r, m.group(1), "unit")
+                if r["value_kind"] == "money":  # 多少元 / 多少倍: that unit, not every unit an amount may carry
+                    k = AnswerKind(k.kind, k.qtype, k.focus, (canonical_unit(m.group(1)),), k.rule_id, k.how)
+                return k
+        inters = [(m.start(), m.end()) for m in self._inter_rx.finditer(text)]
+        if not inters or self._noun_rx is None:
+            return None
+        best: Optional[tuple[int, int, AnswerKind]] = None  # (gap, preference, kind)
+        for m in self._noun_rx.finditer(text, overlapped=False):
+            noun = m.group(0)
+            r = self._nouns[noun]
+            for a, b in inters:
+                if m.start() >= b:  # 什么费率: the noun follows the interrogative
+                    gap, how = m.start() - b, "after"
+                    limit = self.after_gap
+                elif m.end() <= a and r.get("link") != "after":  # 电压应设为多少: the noun precedes it
+                    gap, how = a - m.end(), "before"
+                    limit = self.before_gap
+                    if self._before_rx is not None and not self._before_rx.match(text[m.end():a]):
+                        continue
+                else:
+                    continue
+                between = text[min(b, m.end()):max(a, m.start())]
+                if gap > limit or _BREAK.search(between):
+                    continue
+                if how == "before" and self._share_rx is not None and r["value_kind"] == "money" \
+                        and self._share_rx.match(text, m.end()):
+                    share = next((x for x in self.rules.get("value_kind") if x["value_kind"] == "percent"), None)
+                    if share is not None:
+                        k = AnswerKind("percent", share["qtype"], noun, self.units_of(share), share["id"], "share")
+                        if best is None or (-1, 0) < best[:2]:
+                            best = (-1, 0, k)  # the share reading wins over the amount it is a share of
+                        continue
+                key = (gap, 0 if how == "after" else 1)
+                if best is None or key < best[:2]:
+                    best = (key[0], key[1], self._make(r, noun, how))
+        return best[2] if best else None
+
+
+__all__ = ["AnswerKind", "AnswerKindGrammar", "VALUE_KINDS"]

@@ -1,0 +1,56 @@
+"""Spec files an expert can write (rules/specs/*.yaml): a text snippet and questions about it, each with
+the expected status, value and evidence. They run in ``loopagent rules test`` and in pytest.
+
+Each spec rule: id, document (Markdown text), examples: [{input: question, expect: {status, value, evidence}}].
+``value`` lists the value fields that must match; ``evidence`` is a substring of the cited sentence.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any, Optional
+
+from .rules import Field, register_schema, strip_lines
+
+register_schema("spec", {
+    "document": Field((str,), True, "the document text (Markdown) the questions are asked about"),
+    "title": Field((str,), False, "file name of the document, e.g. 租赁合同.md (default: the rule id)"),
+})
+
+_CACHE: dict[str, Any] = {}
+
+
+def _kb(rule: dict):
+    from .kb import KnowledgeBase
+    key = rule["id"] + "\0" + rule["document"]
+    kb = _CACHE.get(key)
+    if kb is None:
+        tmp = Path(tempfile.mkdtemp(prefix="loopagent-spec-"))
+        (tmp / "docs").mkdir()
+        name = rule.get("title") or f"{rule['id']}.md"
+        (tmp / "docs" / name).write_text(rule["document"], encoding="utf-8")
+        kb = KnowledgeBase(tmp / "spec.sqlite", audit=None) if _takes_audit() else KnowledgeBase(tmp / "spec.sqlite")
+        kb.ingest([tmp / "docs"])
+        _CACHE[key] = kb
+    return kb
+
+
+def _takes_audit() -> bool:
+    import inspect
+    from .kb import KnowledgeBase
+    return "audit" in inspect.signature(KnowledgeBase.__init__).parameters
+
+
+def check_spec(rule: dict, ex: dict) -> tuple[bool, Any]:
+    """Ask the example's question over the rule's document; compare status, value fields and evidence."""
+    expect: dict = strip_lines(ex.get("expect")) or {}
+    ans = _kb(rule).ask(ex["input"]).to_dict()
+    got = {"status": ans["status"], "value": ans.get("value"),
+           "evidence": [e["text"] for e in ans.get("evidence") or []], "method": ans.get("method")}
+    ok = ans["status"] == expect.get("status", "answered")
+    want_value: Optional[dict] = expect.get("value")
+    if want_value:
+        ok = ok and all((ans.get("value") or {}).get(k) == v for k, v in want_value.items())
+    if expect.get("evidence"):
+        ok = ok and any(expect["evidence"] in t for t in got["evidence"])
+    return ok, got

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Score question sets over a store built once: dev, the fresh sets, or any JSONL set.
+
+usage: scripts/eval_sets.py [--db /tmp/loopagent-dev.sqlite] [--docs DIR] [--sets dev,set1,...]
+                            [--rows OUT.jsonl] [--parser on|off]
+Set names: ``dev`` (../shared/eval/dev/questions.jsonl), ``set1``..``set4`` (tests/data/fresh), or a path.
+Dev and the fresh sets are training data; sealed sets are scored with scripts/score_sealed.py, once.
+"""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pipeline import KnowledgeBase  # noqa: E402
+from pipeline.evaluate.score import score, summary  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "eval"
+
+
+def set_path(name: str) -> Path:
+    if name == "dev":
+        return SHARED / "dev" / "questions.jsonl"
+    if name.startswith("set"):
+        return ROOT / "tests" / "data" / "fresh" / f"{name}.jsonl"
+    return Path(name)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--db", default="/tmp/loopagent-dev.sqlite")
+    p.add_argument("--docs", default=str(SHARED / "dev" / "docs"))
+    p.add_argument("--sets", default="dev,set1,set2,set3,set4")
+    p.add_argument("--rows", help="write per-question rows (training sets only)")
+    p.add_argument("--no-ingest", action="store_true", help="the store is already built")
+    args = p.parse_args()
+    if not Path(args.docs).is_dir():
+        print(f"documents not found: {args.docs} (needs ../shared)", file=sys.stderr)
+        return 2
+    kb = KnowledgeBase(args.db)
+    if not args.no_ingest:
+        kb.ingest([args.docs])
+    rows_out = open(args.rows, "w", encoding="utf-8") if args.rows else None
+    for name in args.sets.split(","):
+        qs = [json.loads(line) for line in open(set_path(name), encoding="utf-8") if line.strip()]
+        answers = [kb.ask(q["question"], id=q["id"]).to_dict() for q in qs]
+        rows = score(qs, answers)
+        s = summary(rows)
+        print(f"{name}: n {len(qs)} accuracy {s['accuracy']:.3f}, paraphrase {s['paraphrase_accuracy']:.3f}, "
+              f"wrong {s['wrong_answer_rate']:.3f}, not_found on unanswerable {s['not_found_on_unanswerable']:.2f}, "
+              f"p50 {s['reported_ms_p50']} ms", flush=True)
+        if rows_out:
+            for q, a, r in zip(qs, answers, rows):
+                rows_out.write(json.dumps({"set": name, "q": q, "a": {k: a.get(k) for k in (
+                    "status", "answer", "value", "method", "confidence")}, "row": r}, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

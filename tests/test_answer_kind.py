@@ -1,0 +1,65 @@
+"""The answer-kind grammar (rules/value_kinds.yaml): interrogative + value noun or unit → kind and focus."""
+import pytest
+
+from pipeline.answer_kind import AnswerKindGrammar
+from pipeline.analyze import QueryAnalyzer
+from pipeline.rules import RuleSet
+from pipeline.store import Store
+
+
+@pytest.fixture(scope="module")
+def grammar():
+    return AnswerKindGrammar(RuleSet())
+
+
+@pytest.mark.parametrize("question, kind, focus, how", [
+    ("按什么费率缴纳？", "percent", "费率", "after"),
+    ("电压应设为多少伏？", "measure", "伏", "unit"),
+    ("串口默认波特率是多少？", "measure", "波特率", "before"),
+    ("复位的指令是什么？", "code", "指令", "before"),
+    ("弄坏了怎么赔？", "money", "赔", "after"),
+    ("试用期最长多久？", "duration", "试用期", "before"),
+    ("违约时要付合同总价的多少？", "percent", "总价", "share"),
+    ("赔偿金是月工资的多少倍？", "multiple", "倍", "unit"),
+    ("维修费用由哪一方承担？", "agent", "一方", "after"),
+])
+def test_kind_and_focus(grammar, question, kind, focus, how):
+    ak = grammar.infer(question)
+    assert (ak.kind, ak.focus, ak.how) == (kind, focus, how)
+
+
+@pytest.mark.parametrize("question", [
+    "这个办法从哪一天开始施行？",          # no value noun: the question-type rules decide
+    "出租方工作人员不得以哪些名义收取费用？",  # 工作人员 is no value noun; 费用 is not what 哪些 asks
+    "哪些人员可以申请？",
+])
+def test_no_kind_without_a_linked_value_noun(grammar, question):
+    assert grammar.infer(question) is None
+
+
+def test_units_follow_the_kind(grammar):
+    assert grammar.infer("按什么费率缴纳？").units == ("%", "‰", "‱")
+    assert grammar.infer("罚款是多少元？").units == ("元",)  # 多少元: that unit only
+    assert set(grammar.infer("供电电压是多少？").units) == {"V", "mV", "kV", "伏", "伏特"}
+
+
+def test_a_new_value_noun_is_one_yaml_line(tmp_path):
+    (tmp_path / "kinds.yaml").write_text(
+        "kind: value_kind\ninterrogatives: [多少, 什么]\nrules:\n"
+        "  - id: vk.deposit_rate\n    value_kind: percent\n    qtype: number\n"
+        "    nouns: [保证金比例]\n    units: ['%']\n", encoding="utf-8")
+    g = AnswerKindGrammar(RuleSet([tmp_path]))
+    ak = g.infer("履约保证金比例是多少？")
+    assert (ak.kind, ak.focus, ak.rule_id, ak.units) == ("percent", "保证金比例", "vk.deposit_rate", ("%",))
+
+
+def test_analyzer_refines_an_open_question(tmp_path):
+    store = Store(tmp_path / "kb.sqlite")
+    q = QueryAnalyzer(RuleSet(), store).run("这种设备按什么费率收取管理费？")
+    assert q.qtype == "number"
+    assert q.constraints["value_kind"] == "percent" and q.constraints["focus"] == "费率"
+    assert any(r.startswith("答案类型：percent（规则 vk.percent") for r in q.reasons)
+    # two asks of different kinds: the grammar does not narrow the answer
+    q2 = QueryAnalyzer(RuleSet(), store).run("罚款是工资的多少倍？按什么天数折算？")
+    assert "value_kind" not in q2.constraints
+    store.close()
