@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Counts the Chinese string literals in pipeline/ that can decide answers (issue: at most 60).
+
+Not counted: docstrings, f-strings and the strings inside them (reasoning and messages), arguments of
+reasons.append / LoopAgentError / message / logging calls, and dictionary keys of error tables.
+usage: scripts/count_literals.py [--list]
+"""
+import ast
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CJK = re.compile(r"[\u4e00-\u9fff]")
+QUIET_CALLS = {"append", "LoopAgentError", "message", "warning", "info", "debug", "error", "print", "reason"}
+
+
+def literals(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                skip.add(id(first.value))
+        if isinstance(node, ast.JoinedStr):
+            skip.update(id(n) for n in ast.walk(node))
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name in QUIET_CALLS:
+                for a in list(node.args) + [k.value for k in node.keywords]:
+                    skip.update(id(n) for n in ast.walk(a))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip \
+                and CJK.search(node.value):
+            out.append((node.lineno, node.value))
+    return sorted(out)
+
+
+def main() -> int:
+    total = 0
+    show = "--list" in sys.argv
+    for p in sorted((ROOT / "pipeline").rglob("*.py")):
+        if p.name == "errors.py":  # the table of coded messages
+            continue
+        found = literals(p)
+        if found:
+            total += len(found)
+            print(f"{len(found):5d}  {p.relative_to(ROOT)}")
+            if show:
+                for line, s in found:
+                    print(f"        {line}: {s[:60]!r}")
+    print(f"Chinese string literals that may decide answers in pipeline/: {total} (target <= 60)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
