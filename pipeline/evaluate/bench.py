@@ -349,6 +349,9 @@ def public_table(rows: list[dict[str, Any]]) -> str:
                    f"{r['template_on_bm25_sentence_em']} / {r['template_on_bm25_sentence_f1']}"] for r in rows])
 
 
+SEALED_HEADING = "## Sealed sets"
+
+
 def write_report(path: Path, cmdline: str, env: str, evaluation: Optional[dict], public: Optional[list],
                  perf: list[dict], png: Optional[Path], plot_err: Optional[str], seconds: float) -> None:
     lines = ["# LoopAgent benchmarks", "",
@@ -395,7 +398,12 @@ def write_report(path: Path, cmdline: str, env: str, evaluation: Optional[dict],
               "page from the raw JSON in `--workdir`). The dev-set comparison alone: "
               "`scripts/eval.py --docs DIR --questions FILE --out result.json`.", ""]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines), encoding="utf-8")
+    kept = ""  # the sealed-set record (scripts/score_sealed.py) is history: a regenerated page keeps it
+    if path.exists():
+        old = path.read_text(encoding="utf-8")
+        i = old.find(SEALED_HEADING)
+        kept = "\n" + old[i:] if i >= 0 else ""
+    path.write_text("\n".join(lines) + kept, encoding="utf-8")
 
 
 def report_only(workdir: Path, report: Path) -> int:
