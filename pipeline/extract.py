@@ -369,6 +369,29 @@ class Found:
     exact: bool = False  # matched the question's own words exactly (a named document): no coverage gate
 
 
+# --- strategies: registered components (spaCy-registry style) -----------------------------
+StrategyFn = Callable[["Extractor", Query, Anchor], Optional["Found"]]
+STRATEGY_REGISTRY: dict[str, StrategyFn] = {}
+
+
+def strategy(name: str) -> Callable[[StrategyFn], StrategyFn]:
+    """Register an extraction strategy under ``name``; rules/strategies.yaml says which question types
+    try which strategies, in which order."""
+    def deco(fn: StrategyFn) -> StrategyFn:
+        if name in STRATEGY_REGISTRY:
+            raise ValueError(f"strategy {name!r} is registered twice")
+        STRATEGY_REGISTRY[name] = fn
+        return fn
+    return deco
+
+
+register_schema("strategy_plan", {
+    "qtype": Field((str,), True, "the question type this plan serves"),
+    "strategies": Field((list,), True, "registered strategy names, tried in order (see STRATEGY_REGISTRY)"),
+}, check=lambda r: next((f"strategy {x!r} is not registered; choose from {sorted(STRATEGY_REGISTRY)}"
+                         for x in r.get("strategies") or [] if x not in STRATEGY_REGISTRY), None))
+
+
 class Extractor:
     """Stage 3: apply templates around anchors; pick the best grounded extraction."""
 
@@ -382,6 +405,8 @@ class Extractor:
         self._weak: set[str] = set()
         self.kinds = AnswerKindGrammar(rules)
         self._kind_only_units: set[str] = set()
+        self._plans: dict[str, list[str]] = {}
+        self._plans_version = -1
 
     def templates(self) -> list[Template]:
         if self._version != self.rules.version:
@@ -429,9 +454,9 @@ class Extractor:
     def run(self, query: Query, anchors: list[Anchor]) -> Optional[Found]:
         """The best extraction over the anchors, or None."""
         best: Optional[Found] = None
-        strategies = STRATEGIES.get(query.qtype, ("templates",))
+        strategies = [STRATEGY_REGISTRY[name] for name in self.plan(query.qtype)]
         for rank, anchor in enumerate(anchors[: self.settings.anchors_tried]):
-            found = [f for f in (getattr(self, f"_s_{strat}")(query, anchor) for strat in strategies) if f is not None
+            found = [f for f in (fn(self, query, anchor) for fn in strategies) if f is not None
                      and not (query.qtype in _PROVISION_TYPES and f.method.startswith("template:")
                               and f.method.split(":", 1)[1] in self._weak_ids())]  # a bare number: no 怎么办 answer
             if not found and query.qtype in _VALUE_TYPES:
@@ -472,6 +497,14 @@ class Extractor:
             f.reasons.append(f"上下文窗口：锚点句后第{step}句给出数值")
             return [f]
         return []
+
+    def plan(self, qtype: str) -> list[str]:
+        """The strategies a question type tries, in order (rules/strategies.yaml)."""
+        if self._plans_version != self.rules.version:
+            with self._lock:
+                self._plans = {r["qtype"]: [str(x) for x in r["strategies"]] for r in self.rules.get("strategy_plan")}
+                self._plans_version = self.rules.version
+        return self._plans.get(qtype, [])
 
     def _weak_ids(self) -> set[str]:
         """Templates too generic to answer a provision question on their own (priority < 50)."""
@@ -514,6 +547,7 @@ class Extractor:
         out.sort(key=lambda x: -x[0])
         return out
 
+    @strategy("templates")
     def _s_templates(self, query: Query, anchor: Anchor) -> Optional[Found]:
         sent = anchor.sentence.text
         matches = self._matches(query, sent)
@@ -578,6 +612,7 @@ class Extractor:
         return Found(value=out_value, answer=answer, method=f"template:{t.id}", anchor=anchor, evidence=evidence,
                      score=score, reasons=reasons)
 
+    @strategy("list")
     def _s_list(self, query: Query, anchor: Anchor) -> Optional[Found]:
         block = anchor.candidate.block
         lead, items = self.list_items(block)
@@ -596,7 +631,7 @@ class Extractor:
         ev += [(b, Sentence(b.text, 0, len(b.text)), anchor.candidate.title, anchor.candidate.source) for b in items]
         answer = "；".join(texts)
         score = 0.8 + (0.5 if query.qtype in ("list", "condition", "exception") else 0.0)
-        return Found(value={"kind": "list", "items": texts}, answer=answer, method="template:list.items",
+        return Found(value={"kind": "list", "items": texts}, answer=answer, method="strategy:list.items",
                      anchor=anchor, evidence=ev, score=score,
                      reasons=[f"匹配模式：list.items（{len(items)} 项）"])
 
@@ -647,10 +682,11 @@ class Extractor:
             ev.append((items[i], Sentence(items[i].text, 0, len(items[i].text)), c.title, c.source))
         value = {"kind": "text", "text": texts[0]} if len(texts) == 1 else {"kind": "list", "items": texts}
         score = 0.8 + (0.5 if query.qtype == "condition" else 0.0)  # as list.items scores the whole list
-        return Found(value=value, answer="；".join(texts), method="template:list.matching", anchor=anchor,
+        return Found(value=value, answer="；".join(texts), method="strategy:list.matching", anchor=anchor,
                      evidence=ev, score=score,
                      reasons=[f"匹配模式：list.matching（{len(best)}/{len(items)} 项点到所问对象）"])
 
+    @strategy("count_items")
     def _s_count_items(self, query: Query, anchor: Anchor) -> Optional[Found]:
         f = self._s_list(query, anchor)
         if f is None or not _CLASSIFYING.search(f.evidence[0][1].text):
@@ -659,10 +695,11 @@ class Extractor:
         cls = _asked_classifier(query.text)
         f.value = {"kind": "count", "number": n, "items": f.value["items"]}
         f.answer = f"{n}{cls}：" + f.answer
-        f.method = "template:count.items"
+        f.method = "strategy:count.items"
         f.score = 0.7
         return f
 
+    @strategy("yesno")
     def _s_yesno(self, query: Query, anchor: Anchor) -> Optional[Found]:
         sent = anchor.sentence.text
         if _LEAD_END.search(sent) and anchor.candidate.block.type != "list_item":
@@ -672,7 +709,7 @@ class Extractor:
         if limit is not None and cond >= 0:  # 可以约定两次试用期吗 vs 只能约定一次试用期: the number decides
             ok, why = limit
             return Found(value={"kind": "boolean", "value": ok}, answer=f"{'是' if ok else '否'}。依据：{sent}",
-                         method="template:yesno.limit", anchor=anchor, evidence=[self._ev(anchor)],
+                         method="strategy:yesno.limit", anchor=anchor, evidence=[self._ev(anchor)],
                          score=1.3 + 0.5 * cond, reasons=[f"数量比较：{why}"])
         pol = polarity_of(_asked_clause(query, sent))
         if pol is None:
@@ -699,7 +736,7 @@ class Extractor:
             return None
         score = 0.6 + 0.5 * abs(cm) + 0.03 * min(len(shared), 12)
         reasons.append(f"共同表述：「{shared}」")
-        return Found(value={"kind": "boolean", "value": yes}, answer=f"{head}。依据：{sent}", method="template:yesno.modal",
+        return Found(value={"kind": "boolean", "value": yes}, answer=f"{head}。依据：{sent}", method="strategy:yesno.modal",
                      anchor=anchor, evidence=[self._ev(anchor)], score=score, reasons=reasons)
 
     def _yesno_items(self, query: Query, anchor: Anchor) -> Optional[Found]:
@@ -724,11 +761,12 @@ class Extractor:
         lead_sent = split_sentences(lead.text)[-1]
         c = anchor.candidate
         return Found(value={"kind": "boolean", "value": pol},
-                     answer=f"{'是' if pol else '否'}。依据：{lead_sent.text}{best.text}", method="template:yesno.item",
+                     answer=f"{'是' if pol else '否'}。依据：{lead_sent.text}{best.text}", method="strategy:yesno.item",
                      anchor=anchor, evidence=[(lead, lead_sent, c.title, c.source),
                                               (best, Sentence(best.text, 0, len(best.text)), c.title, c.source)],
                      score=1.0 + fit(best), reasons=[f"匹配模式：yesno.item（{best.meta.get('label', '')}）"])
 
+    @strategy("sentence")
     def _s_sentence(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """Quote the anchor sentence (who/procedure/definition/exception answers are provisions)."""
         sent = anchor.sentence.text
@@ -756,9 +794,10 @@ class Extractor:
         elif query.qtype in ("condition", "exception") and idx + 1 < len(sents):
             extra = sents[idx + 1].text
         answer = sent + extra
-        return Found(value={"kind": "text", "text": answer}, answer=answer, method=f"template:{query.qtype}.sentence",
+        return Found(value={"kind": "text", "text": answer}, answer=answer, method=f"strategy:{query.qtype}.sentence",
                      anchor=anchor, evidence=evidence, score=0.3, reasons=["匹配模式：引用条款原文"])
 
+    @strategy("table")
     def _s_table(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """Row header × column header → cell: the rows whose key cell the question names (额定扭矩), the
         column the question names (or the value column), with the heading that says which table it is."""
@@ -795,10 +834,11 @@ class Extractor:
             if h.type == "heading" and h.text in block.section and any(t in h.text for t in query.weights):
                 evidence.insert(0, self._ev(anchor, h, Sentence(h.text, 0, len(h.text))))
         value = _cell_value(values[0]) if len(values) == 1 else {"kind": "list", "items": pieces}
-        return Found(value=value, answer="；".join(pieces), method="template:table.cell", anchor=anchor,
+        return Found(value=value, answer="；".join(pieces), method="strategy:table.cell", anchor=anchor,
                      evidence=evidence or [self._ev(anchor)], score=1.5 if named_cols else 1.2,  # row × named column: the most specific link
                      reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or '数值列'}）"])
 
+    @strategy("code")
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """What a code means: the code from the question, then a separator and its meaning (E――风扇堵转)."""
         sent = anchor.sentence.text
@@ -808,11 +848,12 @@ class Extractor:
                           rf"(?P<text>[^；;。\n，,]{{2,40}})", sent)
             if m:
                 return Found(value={"kind": "text", "text": m.group("text").strip(), "code": code},
-                             answer=m.group(0).strip(), method="template:code.meaning", anchor=anchor,
+                             answer=m.group(0).strip(), method="strategy:code.meaning", anchor=anchor,
                              evidence=[self._ev(anchor)], score=0.9,
                              reasons=[f"匹配模式：code.meaning（{code}）"])
         return None
 
+    @strategy("count_values")
     def _s_count_values(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """评级分为几档 — 评级为10分、7分、4分: a run of three or more values in one unit,
         joined by 、/和/或, counts the grades; the clause must name what the question counts."""
@@ -838,10 +879,11 @@ class Extractor:
         items = [x["text"] for x in run]
         cls = _asked_classifier(query.text)
         return Found(value={"kind": "count", "number": len(run), "items": items},
-                     answer=f"{len(run)}{cls}：{'、'.join(items)}（{clause}）", method="template:count.values",
+                     answer=f"{len(run)}{cls}：{'、'.join(items)}（{clause}）", method="strategy:count.values",
                      anchor=anchor, evidence=[self._ev(anchor)], score=0.9,
                      reasons=[f"匹配模式：count.values（{len(run)} 个{run[0]['unit']}值）"])
 
+    @strategy("count_of")
     def _s_count_of(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """多少台设备 / 多少名员工: a number directly followed by the noun the question counts."""
         m = _ASK_NOUN.search(query.text)
@@ -858,10 +900,11 @@ class Extractor:
         n = n * {"万": 10_000, "亿": 100_000_000}.get(hit.group("scale") or "", 1)
         n = int(n) if float(n).is_integer() else n
         return Found(value={"kind": "number", "number": n, "unit": noun},
-                     answer=_clause_at(anchor.sentence.text, hit.span()), method="template:number.count_of",
+                     answer=_clause_at(anchor.sentence.text, hit.span()), method="strategy:number.count_of",
                      anchor=anchor, evidence=[self._ev(anchor)], score=0.85,
                      reasons=[f"匹配模式：number.count_of（{noun}）"])
 
+    @strategy("definition")
     def _s_definition(self, query: Query, anchor: Anchor) -> Optional[Found]:
         for t in self.templates():
             if "definition" not in t.types:
@@ -876,6 +919,7 @@ class Extractor:
                              evidence=[self._ev(anchor)], score=0.9, reasons=[f"匹配模式：{t.id}", f"术语：{term}"])
         return None
 
+    @strategy("who")
     def _s_who(self, query: Query, anchor: Anchor) -> Optional[Found]:
         for t in self.templates():
             if "who" not in t.types:
@@ -887,11 +931,12 @@ class Extractor:
                              reasons=[f"匹配模式：{t.id}", f"责任主体：{value['text']}"])
         return None
 
+    @strategy("exception")
     def _s_exception(self, query: Query, anchor: Anchor) -> Optional[Found]:
         sent = anchor.sentence.text
         m = re.search(r"(但|除)([^。；]*?)(除外|外)", sent)
         if m:
-            found = Found(value={"kind": "text", "text": m.group(0)}, answer=sent, method="template:exception.but",
+            found = Found(value={"kind": "text", "text": m.group(0)}, answer=sent, method="strategy:exception.but",
                           anchor=anchor, evidence=[self._ev(anchor)], score=0.6, reasons=["匹配模式：exception.but"])
             # 除本合同第五条和第八条规定的情形外: the exceptions are what those articles say
             block = anchor.candidate.block
@@ -911,7 +956,7 @@ class Extractor:
                 _ASKS_EXCEPTION.search(query.text):
             nxt = sents[idx + 1]
             return Found(value={"kind": "text", "text": nxt.text}, answer=sent + nxt.text,
-                         method="template:exception.following", anchor=anchor,
+                         method="strategy:exception.following", anchor=anchor,
                          evidence=[self._ev(anchor), self._ev(anchor, anchor.candidate.block, nxt)], score=0.7,
                          reasons=["匹配模式：exception.following（规则后一句的例外）"])
         return None
@@ -924,14 +969,6 @@ _EXCEPTION_NEXT = re.compile(r"^(但|但是)|上述(期限|规定)|前款规定|
 _PROVISION_TYPES = ("condition", "procedure", "exception", "list")
 _VALUE_TYPES = ("duration", "money", "number", "date")
 
-# type -> strategies tried on each anchor, in order
-STRATEGIES: dict[str, tuple[str, ...]] = {
-    "duration": ("table", "templates"), "money": ("table", "templates"), "number": ("table", "templates", "count_of"), "date": ("templates",),
-    "count": ("templates", "count_items", "count_values"), "list": ("list",), "condition": ("list", "templates", "sentence"),
-    "exception": ("list", "exception", "sentence"), "definition": ("definition",), "who": ("who",),
-    "yesno": ("yesno",), "procedure": ("list", "templates", "sentence"), "table": ("table", "templates"),
-    "multihop": ("templates",), "code": ("code", "templates", "sentence"), "open": (), "compare": ("templates", "who", "sentence"),
-}
 
 _ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几年|多少年"), "年"),
              (re.compile(r"几天|多少天|几日|多少日"), "日"), (re.compile(r"几个工作日|多少个工作日"), "工作日"),
@@ -1227,4 +1264,4 @@ def render_value(value: dict) -> str:
 
 
 __all__ = ["Extractor", "ExtractSettings", "Found", "compile_templates", "condition_match", "range_conditions",
-           "polarity_of", "expand", "BUILDERS", "STRATEGIES", "norm_for_match", "find_quantities", "Candidate"]
+           "polarity_of", "expand", "BUILDERS", "STRATEGY_REGISTRY", "strategy", "norm_for_match", "find_quantities", "Candidate"]

@@ -171,7 +171,7 @@ class Orchestrator:
         if attr and not any(w in full or w in context for w in [attr] + query.expansions.get(attr, [])):
             missing.append(attr)  # 对学历有什么要求: the evidence speaks of 学历 or 文化程度
         unmet = [g["text"] for g in _qualifying_figures(query) if not _figure_met(g, ev_text)]
-        if unmet and found.method.startswith("template:"):
+        if unmet and found.method.startswith(("template:", "strategy:")):
             # 累积记分满12分的驾驶人…: a provision that never speaks of 12分 does not answer for that driver
             missing += unmet
         if missing and not found.exact:
@@ -254,7 +254,7 @@ class Orchestrator:
                 anchor = Anchor(candidate=Candidate(block=b, title=d["title"], source=d["source"], score=1.0),
                                 sentence=sent, score=1.0, pattern="validity.repealed")
                 return Found(value={"kind": "boolean", "value": False},
-                             answer=f"否，《{name}》已被废止。依据：{sent.text}", method="template:validity.repealed",
+                             answer=f"否，《{name}》已被废止。依据：{sent.text}", method="strategy:validity.repealed",
                              anchor=anchor, evidence=[(b, sent, d["title"], d["source"])], score=2.0,
                              reasons=["匹配模式：validity.repealed（另一文件明文废止该文件）"], exact=True)
         return None
@@ -266,7 +266,7 @@ class Orchestrator:
         lead_text = found.evidence[0][0].text
         # an article the evidence cites (不受本法第四十一条规定的限制) is part of what it says
         context += "\n" + self._cited(c.block.doc_id, lead_text + found.anchor.sentence.text)
-        if found.method in ("template:list.items", "template:count.items") and len(found.evidence) > 1:
+        if found.method in ("strategy:list.items", "strategy:count.items") and len(found.evidence) > 1:
             # a list answer leans on its lead sentence; the items do not make the question's words appear
             return lead_text, context
         parts = [c.block.text] + [b.text for b, _, _, _ in found.evidence]

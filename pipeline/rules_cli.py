@@ -68,6 +68,21 @@ def _check_value_kind(rule: dict, ex: dict) -> tuple[bool, Any]:
     return got == ex.get("expect"), (ak.kind, ak.rule_id, ak.focus) if ak else None
 
 
+def _check_plan(rule: dict, ex: dict) -> tuple[bool, Any]:
+    """The example question's type (with the answer-kind grammar) must be this plan's, and the plan the
+    expected strategies."""
+    import tempfile
+    from .analyze import QueryAnalyzer
+    from .rules import RuleSet
+    from .store import Store
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "plan.sqlite")
+        qtype = QueryAnalyzer(RuleSet(), store).run(ex["input"]).qtype
+        store.close()
+    got = [str(x) for x in rule["strategies"]] if qtype == rule["qtype"] else f"question type {qtype}"
+    return got == list(strip_lines(ex.get("expect")) or []), got
+
+
 def _check_template(rule: dict, ex: dict) -> tuple[bool, Any]:
     from .extract import compile_templates
     tpl = compile_templates([rule])[0]
@@ -142,6 +157,7 @@ def _check_prefilter_case(rule: dict, ex: dict) -> tuple[bool, Any]:
 
 CHECKERS: dict[str, Callable[[dict, dict], tuple[bool, Any]]] = {
     "question_type": _check_qtype, "template": _check_template, "value_kind": _check_value_kind,
+    "strategy_plan": _check_plan,
     "spec": lambda rule, ex: __import__("pipeline.specs", fromlist=["check_spec"]).check_spec(rule, ex), "lexicon": _check_lexicon,
     "dep_pattern": _check_dep, "collection_route": _check_route,
     "structure_hint": _check_hint, "prefilter_case": _check_prefilter_case,

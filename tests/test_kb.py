@@ -123,7 +123,7 @@ def test_trace_lists_stage_details(example_kb):
 def test_table_cell_lookup_keeps_the_row(example_kb):
     a = example_kb.ask("年休假天数表里，累计工作已满10年不满20年的年休假天数是多少？")
     assert a.status == "answered", a.reasoning
-    assert a.method == "template:table.cell"
+    assert a.method == "strategy:table.cell"
     assert a.answer == "已满10年不满20年：10天"
     assert a.value == {"kind": "duration", "number": 10, "unit": "日"}
     assert a.evidence[-1].text == "累计工作年限：已满10年不满20年；年休假天数：10天。"
@@ -191,7 +191,7 @@ def test_situational_question_with_a_figure_no_provision_meets_keeps_the_bar(exa
 def test_a_figure_in_whom_a_provision_is_about_is_a_condition_not_a_limit(example_kb, question, yes):
     a = example_kb.ask(question)
     assert a.value == {"kind": "boolean", "value": yes}
-    assert a.method == "template:yesno.modal"
+    assert a.method == "strategy:yesno.modal"
     assert "7个月以上" in a.evidence[0].text
 
 
@@ -203,7 +203,7 @@ def test_long_list_answers_with_the_items_that_name_the_asked_subject(tmp_path):
         "5.司局级人员乘坐二等舱；\n\n6.其余人员乘坐三等舱。\n")
     a = kb.ask("司局级人员出差乘坐轮船有什么要求？")
     assert a.status == "answered", a.reasoning
-    assert a.method == "template:list.matching"
+    assert a.method == "strategy:list.matching"
     assert a.value == {"kind": "text", "text": "5.司局级人员乘坐二等舱"}
     # the lead and the sub-lead the item sits under stay in the evidence
     assert [e.text for e in a.evidence] == ["出差人员乘坐交通工具，按下列规定执行：", "（二）轮船：", "5.司局级人员乘坐二等舱；"]
@@ -222,12 +222,12 @@ def test_question_form_picks_the_deadline_and_value_runs_count_grades(tmp_path):
     assert limit.method == "template:duration.limit"
     grades = kb.ask("年度考核优秀的奖励标准分为几档？")
     assert grades.value == {"kind": "count", "number": 4, "items": ["5000元", "3000元", "1000元", "500元"]}
-    assert grades.method == "template:count.values"
+    assert grades.method == "strategy:count.values"
 
 
 def test_exception_by_cited_articles_quotes_what_they_say(example_kb):
     a = example_kb.ask("用人单位不得与劳动者约定由劳动者承担违约金，有什么例外？")
-    assert a.method == "template:exception.but"
+    assert a.method == "strategy:exception.but"
     assert a.value == {"kind": "list", "items": [
         "第二十二条：劳动者违反服务期约定的，应当按照约定向用人单位支付违约金",
         "第二十三条：劳动者违反竞业限制约定的，应当按照约定向用人单位支付违约金"]}
@@ -236,7 +236,7 @@ def test_exception_by_cited_articles_quotes_what_they_say(example_kb):
 
 def test_exception_list_needs_a_lead_that_excludes(example_kb):
     a = example_kb.ask("职工有哪些情形不享受当年的年休假？")
-    assert a.method == "template:list.items"
+    assert a.method == "strategy:list.items"
     assert len(a.value["items"]) == 5 and a.evidence[0].text.endswith("不享受当年的年休假：")
 
 
@@ -244,7 +244,7 @@ def test_exception_following_sentence_when_the_question_asks_for_one(tmp_path):
     kb = kb_from(tmp_path, "档案管理办法.md",
         "# 档案管理办法\n\n第十条 档案自形成之日起满二十五年向社会开放；涉及国家安全或者重大利益的档案，上述期限可以多于二十五年。\n")
     a = kb.ask("档案形成满二十五年向社会开放，这个规定有没有例外？")
-    assert a.method == "template:exception.following", a.reasoning
+    assert a.method == "strategy:exception.following", a.reasoning
     assert a.value == {"kind": "text", "text": "涉及国家安全或者重大利益的档案，上述期限可以多于二十五年。"}
 
 
@@ -291,7 +291,7 @@ def test_section_named_in_the_question_picks_its_list_item(tmp_path):
         "- V_des：速度给定，浮点型\n")
     a = kb.ask("用速度模式控制acme电机时，控制帧的帧ID应该怎么设置？", trace=True)
     assert a.status == "answered", a.reasoning
-    assert a.method == "template:list.matching"
+    assert a.method == "strategy:list.matching"
     # a procedure's matched step comes first, the step after it follows
     assert a.value == {"kind": "list", "items": ["帧ID为设定的CANID值加上0x200", "V_des：速度给定，浮点型"]}
     assert all(e.section[-1] == "2.3 速度模式" for e in a.evidence[1:])
@@ -378,6 +378,6 @@ def test_a_procedure_answer_keeps_the_steps_after_the_first(tmp_path):
                  "申请经村民会议讨论通过并公示后，报乡（镇）人民政府审核批准。\n")
     a = kb.ask("农村村民申请宅基地，应当按照什么程序办理？")
     assert a.status == "answered", a.reasoning
-    assert a.method == "template:procedure.sentence"
+    assert a.method == "strategy:procedure.sentence"
     assert "以户为单位" in a.answer and "报乡（镇）人民政府审核批准" in a.answer
     assert len(a.evidence) == 2
