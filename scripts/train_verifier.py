@@ -137,8 +137,10 @@ def choose_threshold(rows: list[dict], probs: dict, max_wrong: float) -> float:
 
 def git_commit() -> str:
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "pipeline", "rules"], cwd=ROOT,
+        # the last commit of the code and rules the features come from (a weights-only commit does not move it)
+        head = subprocess.run(["git", "log", "-1", "--format=%H", "--", "pipeline", "rules", "scripts"], cwd=ROOT,
+                              capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "pipeline", "rules", "scripts"], cwd=ROOT,
                                capture_output=True, text=True).stdout.strip()
         return head + ("+dirty" if dirty else "")
     except OSError:
