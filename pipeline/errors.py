@@ -52,6 +52,8 @@ class Messages:
 
     E405 = ("Semantic recall model directory {path} does not exist. Point --semantic-model at a local "
             "sentence-transformers directory (nothing is downloaded), or leave semantic recall off.")
+    E406 = ("Verifier weights {path} cannot be read ({detail}). Retrain them with "
+            "`python scripts/train_verifier.py`, or run with AskSettings(verifier=False).")
 
     # warnings
     W001 = "Skipped unchanged {path} (same content hash)."

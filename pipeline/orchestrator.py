@@ -24,6 +24,7 @@ from .rules import RuleSet
 from .store import Store
 from .text import cited_articles as _cited_labels, split_sentences
 from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
+from .verify import Verifier, extract_features, load_model, WEIGHTS
 
 log = logging.getLogger("loopagent")
 
@@ -47,6 +48,22 @@ class AskSettings:
     # clause by min_coverage and meets every figure the asker gives
     min_coverage_situation: float = 0.5
     min_coverage_situation_full: float = 0.35  # …when every word of the asking clause is in the evidence
+    # the trained verifier (pipeline/verify.py) decides instead of the coverage bars above, for single answers
+    # that passed the hard checks (named words, qualifying figures, grounded numbers)
+    verifier: bool = False
+    verifier_weights: str = str(WEIGHTS)
+    # training only (scripts/train_verifier.py): the coverage decision lets every such extraction through
+    # and Orchestrator.records gets its verifier features and what the bars would have decided
+    record: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("verifier", "record", "use_parser", "article_scope"):
+            if not isinstance(getattr(self, name), bool):
+                raise LoopAgentError("E303", name=name, value=getattr(self, name), why="not a boolean",
+                                     allowed="True, False")
+        if self.verifier and self.record:
+            raise LoopAgentError("E303", name="record", value=True, why="record mode trains the verifier, "
+                                 "it cannot run with verifier=True", allowed="record=True with verifier=False")
 
 
 class Orchestrator:
@@ -63,6 +80,8 @@ class Orchestrator:
         self.extractor = Extractor(store, rules, ExtractSettings(min_coverage=self.settings.min_coverage))
         self.syntax = self._load_syntax() if self.settings.use_parser else None
         self.generator = generator  # a pipeline.generate.Generator, or None (templates only)
+        self.verifier = Verifier(load_model(self.settings.verifier_weights)) if self.settings.verifier else None
+        self.records: list[dict[str, Any]] = []  # record mode: one entry per extraction the coverage decision saw
         self._sessions: OrderedDict[str, Query] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -176,6 +195,8 @@ class Orchestrator:
             missing += unmet
         if missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
+        elif doc_ids is None and not found.exact and (self.verifier is not None or self.settings.record):
+            why = self._verify(query, found, ev_text, text, context, cov)
         elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \
                 and not found.exact and not (doc_ids is None and self._situation_ok(query, found, text, context, cov)):
             why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）"
@@ -189,6 +210,22 @@ class Orchestrator:
                 {"method": found.method, "answer": found.answer, "coverage": round(cov, 3), "why": why})
         query.reasons.append(f"拒答：{why}")
         return False
+
+    def _verify(self, query: Query, found: Found, ev_text: str, text: str, context: str, cov: float) -> Optional[str]:
+        """The verifier's decision in place of the coverage bars (record mode: record and let through)."""
+        if not grounded(_numbers_only(found), ev_text):
+            return f"{found.method} 的数值未在证据中出现"
+        tid = found.method[len("template:"):] if found.method.startswith("template:") else None
+        priority = next((t.priority for t in self.extractor.templates() if t.id == tid), None) if tid else None
+        feats = extract_features(query, found.value, ev_text, text, context, cov, priority, found.anchor.details)
+        if self.settings.record:
+            bar = cov >= self.settings.min_coverage or self._situation_ok(query, found, text, context, cov)
+            with self._lock:
+                self.records.append({"features": feats, "bar": bar, "method": found.method})
+            return None
+        verdict = self.verifier.run(feats)
+        found.reasons.append(verdict.reason())
+        return None if verdict.accept else f"{found.method} 未通过校验：{verdict.reason()[3:]}"
 
     def _situation_ok(self, query: Query, found: Found, text: str, context: str, cov: float) -> bool:
         """Accept partial coverage of a situational question: the asking clause (two content words or

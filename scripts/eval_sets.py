@@ -2,7 +2,7 @@
 """Score question sets over a store built once: dev, the fresh sets, or any JSONL set.
 
 usage: scripts/eval_sets.py [--db /tmp/loopagent-dev.sqlite] [--docs DIR] [--sets dev,set1,...]
-                            [--rows OUT.jsonl] [--parser on|off]
+                            [--rows OUT.jsonl] [--verifier on|off]
 Set names: ``dev`` (../shared/eval/dev/questions.jsonl), ``set1``..``set4`` (tests/data/fresh), or a path.
 Dev and the fresh sets are training data; sealed sets are scored with scripts/score_sealed.py, once.
 """
@@ -16,6 +16,7 @@ sys.path.insert(0, str(ROOT))
 
 from pipeline import KnowledgeBase  # noqa: E402
 from pipeline.evaluate.score import score, summary  # noqa: E402
+from pipeline.orchestrator import AskSettings  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "eval"
 
@@ -35,11 +36,14 @@ def main() -> int:
     p.add_argument("--sets", default="dev,set1,set2,set3,set4")
     p.add_argument("--rows", help="write per-question rows (training sets only)")
     p.add_argument("--no-ingest", action="store_true", help="the store is already built")
+    p.add_argument("--verifier", choices=["on", "off"], help="the trained verifier instead of the coverage bars "
+                   "(default: AskSettings' default)")
     args = p.parse_args()
     if not Path(args.docs).is_dir():
         print(f"documents not found: {args.docs} (needs ../shared)", file=sys.stderr)
         return 2
-    kb = KnowledgeBase(args.db)
+    settings = AskSettings(verifier=args.verifier == "on") if args.verifier else None
+    kb = KnowledgeBase(args.db, settings=settings)
     if not args.no_ingest:
         kb.ingest([args.docs])
     rows_out = open(args.rows, "w", encoding="utf-8") if args.rows else None

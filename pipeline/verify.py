@@ -1,0 +1,165 @@
+"""The verifier: decides whether an extraction that passed the hard checks becomes an answer.
+
+A logistic regression over a few features of the extraction (how much of the question its scope
+covers, whether the asked value's noun and kind are there, how specific its rule is). The weights are
+data (models/verifier/weights.json, written by scripts/train_verifier.py with a manifest of what they
+were trained on); the orchestrator asks it instead of the fixed coverage bar when
+``AskSettings(verifier=True)``. The hard checks (named words, qualifying figures, grounding) stay in
+the orchestrator: the verifier only replaces the coverage decision.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+from .anchors import coverage
+from .errors import LoopAgentError
+from .numbers import canonical_unit
+from .types import Query
+
+ROOT = Path(__file__).resolve().parent.parent
+WEIGHTS = ROOT / "models" / "verifier" / "weights.json"
+
+# feature name -> how the reasoning names it (Chinese, for the decisive features)
+FEATURES: dict[str, str] = {
+    "coverage": "覆盖率",
+    "asked_coverage": "所问分句覆盖率",
+    "focus_in_evidence": "焦点词在证据中",
+    "kind_match": "答案类型相符",
+    "priority": "模板优先级",
+    "situation": "情境式提问",
+    "similarity": "语义相似度",
+    "similarity_missing": "无语义相似度",
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the verifier decided, with the probability and the features that weighed most."""
+
+    decision: str  # "answer" | "not_found"
+    probability: float
+    threshold: float
+    features: dict[str, float]
+    decisive: list[str] = field(default_factory=list)  # Chinese phrases, most decisive first
+
+    @property
+    def accept(self) -> bool:
+        return self.decision == "answer"
+
+    def reason(self) -> str:
+        """校验：采纳（概率0.83；覆盖率0.62，焦点词在证据中）"""
+        verb = "采纳" if self.accept else "不采纳"
+        why = "，".join(self.decisive)
+        return f"校验：{verb}（概率{self.probability:.2f}" + (f"；{why}" if why else "") + "）"
+
+
+def extract_features(query: Query, value: dict, evidence_text: str, text: str, context: str, cov: float,
+                     priority: Optional[int], details: Optional[dict] = None) -> dict[str, float]:
+    """The verifier's features for one extraction: ``text``/``context`` are its scope as the gate sees it,
+    ``cov`` the gate's weighted coverage, ``priority`` its template's priority (None: not a regex template)."""
+    asked = query.constraints.get("asked_clause")
+    weights = {t: w for t, w in query.weights.items() if asked and t in asked}
+    situation = bool(asked) and len(weights) >= 2 and sum(weights.values()) >= 0.8
+    asked_cov = coverage(replace(query, weights=weights), text, context, context_weight=1.0) if weights else cov
+    focus = query.constraints.get("focus")
+    if focus:
+        words = [focus] + list(query.expansions.get(focus, []))
+        focus_in = 1.0 if any(w in evidence_text for w in words) else 0.0
+    else:
+        focus_in = 0.5
+    units = query.constraints.get("value_units") or []
+    if not units:
+        kind = 0.5
+    else:
+        unit = (value or {}).get("unit")
+        kind = 1.0 if unit and canonical_unit(str(unit)) in units else 0.0
+    sim = (details or {}).get("similarity")
+    return {"coverage": round(cov, 4), "asked_coverage": round(asked_cov, 4), "focus_in_evidence": focus_in,
+            "kind_match": kind, "priority": (priority / 100.0) if priority is not None else 0.5,
+            "situation": 1.0 if situation else 0.0,
+            "similarity": float(sim) if sim is not None else 0.0,
+            "similarity_missing": 0.0 if sim is not None else 1.0}
+
+
+@dataclass(frozen=True)
+class VerifierModel:
+    """Standardised logistic regression: p = σ(b + Σ coef·(x − mean)/std)."""
+
+    names: tuple[str, ...]
+    mean: tuple[float, ...]
+    std: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float
+
+    @classmethod
+    def from_dict(cls, d: dict, source: str = "<dict>") -> "VerifierModel":
+        try:
+            names = tuple(d["features"])
+            m = cls(names, tuple(map(float, d["mean"])), tuple(map(float, d["std"])),
+                    tuple(map(float, d["coef"])), float(d["intercept"]), float(d["threshold"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise LoopAgentError("E406", path=source, detail=f"{type(exc).__name__}: {exc}") from exc
+        unknown = [n for n in names if n not in FEATURES]
+        if unknown or not (len(names) == len(m.mean) == len(m.std) == len(m.coef)):
+            raise LoopAgentError("E406", path=source, detail=f"unknown features {unknown} or lengths differ")
+        return m
+
+    def to_dict(self) -> dict:
+        return {"features": list(self.names), "mean": list(self.mean), "std": list(self.std),
+                "coef": list(self.coef), "intercept": self.intercept, "threshold": self.threshold}
+
+    def contributions(self, feats: dict[str, float]) -> dict[str, float]:
+        """Each feature's term in the logit (0 at the training mean)."""
+        return {n: c * (feats.get(n, 0.0) - m) / (s or 1.0)
+                for n, m, s, c in zip(self.names, self.mean, self.std, self.coef)}
+
+    def probability(self, feats: dict[str, float]) -> float:
+        z = self.intercept + sum(self.contributions(feats).values())
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+@lru_cache(maxsize=4)
+def load_model(path: str = str(WEIGHTS)) -> VerifierModel:
+    """The shipped weights (or another weights file); E406 when missing or malformed."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LoopAgentError("E406", path=path, detail=f"{type(exc).__name__}: {exc}") from exc
+    return VerifierModel.from_dict(data, path)
+
+
+class Verifier:
+    """Stage 3½: answer or not_found for one extraction's features."""
+
+    def __init__(self, model: Optional[VerifierModel] = None, threshold: Optional[float] = None) -> None:
+        self.model = model or load_model()
+        self.threshold = self.model.threshold if threshold is None else threshold
+
+    def run(self, feats: dict[str, float], top: int = 2) -> Verdict:
+        p = self.model.probability(feats)
+        accept = p >= self.threshold
+        contrib = self.model.contributions(feats)
+        # decisive: the features that pushed most towards the decision taken
+        sign = 1.0 if accept else -1.0
+        ranked = sorted((n for n in contrib if sign * contrib[n] > 0), key=lambda n: -sign * contrib[n])[:top]
+        return Verdict("answer" if accept else "not_found", round(p, 4), self.threshold, dict(feats),
+                       [_describe(n, feats[n]) for n in ranked])
+
+
+def _describe(name: str, x: float) -> str:
+    label = FEATURES[name]
+    if name in ("coverage", "asked_coverage", "similarity", "priority"):
+        return f"{label}{x:.2f}"
+    if name == "focus_in_evidence":
+        return label if x == 1.0 else ("问题无焦点词" if x == 0.5 else "焦点词不在证据中")
+    if name == "kind_match":
+        return label if x == 1.0 else ("问题未限定答案类型" if x == 0.5 else "答案类型不符")
+    if name == "situation":
+        return label if x else "非情境式提问"
+    return label if x else f"有{FEATURES['similarity']}"

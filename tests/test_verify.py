@@ -1,0 +1,119 @@
+"""The verifier: its features on hand-made queries, its decision, the shipped weights, and the gate with it."""
+import json
+
+import pytest
+
+from pipeline import KnowledgeBase, LoopAgentError
+from pipeline.orchestrator import AskSettings
+from pipeline.types import Query
+from pipeline.verify import FEATURES, WEIGHTS, Verifier, VerifierModel, extract_features, load_model
+
+ROOT = WEIGHTS.parent.parent.parent
+
+
+def _query(**constraints):
+    return Query(text="我们公司的女职工生育享受多少天产假？", qtype="duration",
+                 weights={"女职工": 1.0, "生育": 1.0, "产假": 1.0, "公司": 0.5},
+                 expansions={"产假": ["生育假"]}, constraints=constraints)
+
+
+def test_features_of_a_situational_duration_question():
+    q = _query(asked_clause="女职工生育享受多少天产假", focus="产假", value_units=["日"])
+    text = "女职工生育享受98天产假。"
+    f = extract_features(q, {"kind": "duration", "number": 98, "unit": "天"}, text, text, "", 0.8, 85, {})
+    assert f == {"coverage": 0.8, "asked_coverage": 1.0, "focus_in_evidence": 1.0, "kind_match": 1.0,
+                 "priority": 0.85, "situation": 1.0, "similarity": 0.0, "similarity_missing": 1.0}
+
+
+def test_features_when_the_question_sets_no_kind_and_the_focus_is_a_synonym():
+    q = _query(focus="产假")
+    f = extract_features(q, {"kind": "text", "text": "x"}, "生育假九十八日", "生育假九十八日", "", 0.25, None,
+                         {"similarity": 0.61})
+    assert (f["asked_coverage"], f["focus_in_evidence"], f["kind_match"], f["priority"], f["situation"]) == \
+        (0.25, 1.0, 0.5, 0.5, 0.0)
+    assert (f["similarity"], f["similarity_missing"]) == (0.61, 0.0)
+
+
+def test_features_when_the_unit_contradicts_the_asked_kind_and_the_focus_is_absent():
+    q = _query(focus="产假", value_units=["日"])
+    f = extract_features(q, {"kind": "money", "number": 500, "unit": "元"}, "罚款500元", "罚款500元", "", 0.3, 90)
+    assert (f["focus_in_evidence"], f["kind_match"]) == (0.0, 0.0)
+
+
+MODEL = VerifierModel(names=("coverage", "focus_in_evidence"), mean=(0.5, 0.5), std=(0.25, 0.5),
+                      coef=(2.0, 1.0), intercept=0.0, threshold=0.5)
+
+
+def test_decision_probability_and_reason():
+    v = Verifier(MODEL).run({"coverage": 0.75, "focus_in_evidence": 1.0})
+    # logit = 2*(0.25/0.25) + 1*(0.5/0.5) = 3 -> p = 0.9526
+    assert (v.decision, v.probability) == ("answer", 0.9526)
+    assert v.reason() == "校验：采纳（概率0.95；覆盖率0.75，焦点词在证据中）"
+
+
+def test_refusal_names_what_pulled_it_down():
+    v = Verifier(MODEL).run({"coverage": 0.25, "focus_in_evidence": 0.0})
+    assert (v.decision, v.probability) == ("not_found", 0.0474)
+    assert v.reason() == "校验：不采纳（概率0.05；覆盖率0.25，焦点词不在证据中）"
+
+
+def test_shipped_weights_load_and_the_manifest_names_its_data():
+    m = load_model()
+    assert list(m.names) == list(FEATURES)
+    manifest = json.loads((WEIGHTS.parent / "manifest.json").read_text(encoding="utf-8"))
+    assert set(manifest["data"]) == {"dev", "set1", "set2", "set3", "set4"}
+    assert manifest["data"]["set1"]["file"] == "tests/data/fresh/set1.jsonl"
+    assert manifest["data"]["dev"]["file"] == "shared/eval/dev/questions.jsonl"
+    assert manifest["threshold"]["value"] == m.threshold
+    assert len(manifest["git_commit"]) >= 40
+    assert not any("sealed" in d["file"] for d in manifest["data"].values())
+
+
+def test_malformed_weights_raise_a_coded_error(tmp_path):
+    bad = tmp_path / "w.json"
+    bad.write_text(json.dumps({"features": ["coverage", "no_such_feature"], "mean": [0, 0], "std": [1, 1],
+                               "coef": [1, 1], "intercept": 0, "threshold": 0.5}), encoding="utf-8")
+    with pytest.raises(LoopAgentError) as e:
+        load_model(str(bad))
+    assert e.value.code == "E406"
+    with pytest.raises(LoopAgentError) as e:
+        load_model(str(tmp_path / "missing.json"))
+    assert e.value.code == "E406"
+
+
+def test_record_and_verifier_settings_exclude_each_other():
+    with pytest.raises(LoopAgentError) as e:
+        AskSettings(verifier=True, record=True)
+    assert e.value.code == "E303"
+
+
+QUESTION = "女职工生育享受多少天产假？"
+
+
+def test_gate_with_the_verifier_accepts_and_says_why(example_kb, tmp_path):
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps({**MODEL.to_dict(), "threshold": 0.5}), encoding="utf-8")
+    kb = KnowledgeBase(example_kb.store.path, settings=AskSettings(verifier=True, verifier_weights=str(w)))
+    a = kb.ask(QUESTION)
+    assert a.status == "answered"
+    assert a.value == {"kind": "duration", "number": 98, "unit": "日"}
+    # coverage 1.00 -> logit 2*(0.5/0.25) = 4 -> p 0.98; the question has no focus word (0.5: no push)
+    assert [r for r in a.reasoning if "校验" in r] == ["抽取：校验：采纳（概率0.98；覆盖率1.00）"]
+
+
+def test_gate_with_a_strict_verifier_refuses(example_kb, tmp_path):
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps({**MODEL.to_dict(), "threshold": 0.999}), encoding="utf-8")
+    kb = KnowledgeBase(example_kb.store.path, settings=AskSettings(verifier=True, verifier_weights=str(w)))
+    a = kb.ask(QUESTION)
+    assert a.status == "not_found"
+    assert any(r.startswith("拒答：template:") and "未通过校验：不采纳（概率" in r for r in a.reasoning)
+
+
+def test_record_mode_records_the_features_and_the_bars_decision(example_kb):
+    kb = KnowledgeBase(example_kb.store.path, settings=AskSettings(record=True))
+    a = kb.ask(QUESTION)
+    recs = kb.orchestrator.records
+    assert a.status == "answered" and len(recs) == 1
+    assert recs[0]["bar"] is True and recs[0]["method"] == a.method
+    assert set(recs[0]["features"]) == set(FEATURES)
