@@ -15,6 +15,7 @@ import regex
 
 from . import specs  # noqa: F401  (registers the spec rule kind: rules/specs/*.yaml)
 from .answer_kind import AnswerKindGrammar
+from .fold import fold
 from .numbers import CN_DIGITS as CN_NUMERALS, find_quantities
 from .rules import Field, RuleSet, register_schema
 from .store import Store
@@ -158,6 +159,7 @@ class QueryAnalyzer:
 
     def run(self, question: str, previous: Optional[Query] = None, collection: Optional[str] = None) -> Query:
         self._refresh()
+        question = fold(question)  # 協定/終止 asked in Traditional characters match as Simplified
         q = Query(text=question)
         asked = asked_clause(question)
         if asked:

@@ -18,7 +18,7 @@ import regex
 from .numbers import canonical_unit
 from .rules import Field, RuleSet, register_schema
 
-VALUE_KINDS = ("percent", "multiple", "money", "duration", "measure", "age", "headcount", "code", "date", "agent")
+VALUE_KINDS = ("percent", "multiple", "money", "duration", "time", "measure", "age", "headcount", "code", "date", "agent")
 _QTYPES = ("count", "number", "money", "duration", "date", "who", "code", "list")
 
 register_schema("value_kind", {
@@ -26,6 +26,7 @@ register_schema("value_kind", {
     "qtype": Field((str,), True, "the question type whose strategies answer it: " + "/".join(_QTYPES)),
     "nouns": Field((list,), True, "value nouns, e.g. [费率, 利率]"),
     "units": Field((list,), False, "units an answer of this kind may carry, e.g. [V, 伏]"),
+    "asks": Field((list,), False, "interrogatives that name this kind by themselves (什么时候 → time)"),
     "link": Field((str,), False, "after: the noun links only when it follows the interrogative (哪个部门)"),
 }, check=lambda r: None if r.get("value_kind") in VALUE_KINDS and r.get("qtype") in _QTYPES
     else f"value_kind must be one of {VALUE_KINDS} and qtype one of {_QTYPES}")
@@ -41,11 +42,12 @@ class AnswerKind:
     focus: str                # the value noun (or unit) the interrogative attaches to
     units: tuple[str, ...]    # canonical units an answer may carry (empty: any)
     rule_id: str
-    how: str                  # "unit" (多少伏), "after" (什么费率), "before" (电压是多少), "share" (总价的多少)
+    how: str                  # "unit" (多少伏), "after" (什么费率), "before" (电压是多少), "share" (总价的多少),
+    #                           "ask" (什么时候: the interrogative itself)
 
     def reason(self) -> str:
         where = {"unit": "疑问词后的单位", "after": "疑问词所修饰的名词", "before": "疑问词所问的名词",
-                 "share": "所问为某数额的份额"}[self.how]
+                 "share": "所问为某数额的份额", "ask": "疑问词本身"}[self.how]
         return f"答案类型：{self.kind}（规则 {self.rule_id}，{where}「{self.focus}」）"
 
 
@@ -63,6 +65,7 @@ class AnswerKindGrammar:
         self._inter_rx = None
         self._share_rx = None
         self._before_rx = None
+        self._asks: list[tuple[str, dict]] = []
         self.after_gap = 3
         self.before_gap = 8
         self.refines: frozenset[str] = frozenset()
@@ -81,6 +84,7 @@ class AnswerKindGrammar:
                 for u in r.get("units") or []:
                     units.setdefault(str(u), r)
             self._nouns, self._units = nouns, units
+            self._asks = sorted(((str(a), r) for r in rules for a in r.get("asks") or []), key=lambda x: -len(x[0]))
             alt = lambda ws: "|".join(regex.escape(w) for w in sorted(ws, key=len, reverse=True))  # noqa: E731
             self._noun_rx = regex.compile(alt(nouns)) if nouns else None
             inter = [str(w) for w in settings.get("interrogatives") or []]
@@ -122,8 +126,15 @@ class AnswerKindGrammar:
                     k = AnswerKind(k.kind, k.qtype, k.focus, (canonical_unit(m.group(1)),), k.rule_id, k.how)
                 return k
         inters = [(m.start(), m.end()) for m in self._inter_rx.finditer(text)]
-        if not inters or self._noun_rx is None:
-            return None
+        found = self._link(text, inters) if inters and self._noun_rx is not None else None
+        if found is None:  # 什么时候 / 何时: the interrogative names the kind by itself
+            hit = next(((a, r) for a, r in self._asks if a in text), None)
+            if hit:
+                found = self._make(hit[1], hit[0], "ask")
+        return found
+
+    def _link(self, text: str, inters: list[tuple[int, int]]) -> Optional[AnswerKind]:
+        """The value noun nearest to an interrogative it attaches to."""
         best: Optional[tuple[int, int, AnswerKind]] = None  # (gap, preference, kind)
         for m in self._noun_rx.finditer(text, overlapped=False):
             noun = m.group(0)

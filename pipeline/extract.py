@@ -26,7 +26,7 @@ from .types import Anchor, Block, Candidate, Query, Sentence
 
 PLACEHOLDERS = {
     "NUM": r"(?:\d+(?:,\d{3})*(?:\.\d+)?(?:[万亿])?|[零〇一二两三四五六七八九十百千万亿]+)",
-    "DUR_UNIT": r"(?:个工作日|工作日|个月|个小时|小时|周岁|个星期|星期|年|日|天|周)",
+    "DUR_UNIT": r"(?:个工作日|工作日|个交易日|交易日|个月|个小时|小时|周岁|个星期|星期|年|日|天|周)",
     "MONEY_UNIT": r"(?:万元|亿元|元)",
     "MEASURE_UNIT": r"(?:厘米|毫米|公里|千米|平方米|米|周岁|岁|人|名|次|分|V|A|W|N\.m|N·m|Nm|kg|千克|公斤|吨|小时|日|天|%)",
 }
@@ -60,6 +60,8 @@ register_schema("template", {
     "regex": Field((str,), True, "a Python `regex` pattern with named groups"),
     "value_kinds": Field((list,), False, "optional: the template serves only questions whose answer kind "
                                          "(rules/value_kinds.yaml) is one of these, e.g. [code]"),
+    "also_kinds": Field((list,), False, "optional: answer kinds it serves whatever the question type, "
+                                        "e.g. [time] lets a date answer 最晚什么时候交"),
     "asked": Field((str,), False, "optional regex on the question: when it matches, this template is preferred "
                                    "(+0.1), e.g. 多长时间内 prefers 20个工作日内 over 最长不得超过20个工作日"),
 }, check=lambda r: _check_template(r))
@@ -208,6 +210,7 @@ class Template:
     examples: list[dict] = field(default_factory=list)
     asked: Any = None  # compiled question-side regex, or None
     value_kinds: tuple[str, ...] = ()  # answer kinds it serves (empty: any)
+    also_kinds: tuple[str, ...] = ()   # answer kinds it serves whatever the question type
 
     def apply(self, text: str) -> list[tuple[dict, tuple[int, int]]]:
         """Every (value, span) this template finds in ``text``."""
@@ -233,7 +236,7 @@ def compile_templates(rules: list[dict], measure_units: Optional[list[str]] = No
         return expand(p)
     out = [Template(r["id"], tuple(r["types"]), r["priority"], r["builder"], regex.compile(exp(r["regex"])),
                     r.get("examples") or [], regex.compile(r["asked"]) if r.get("asked") else None,
-                    tuple(r.get("value_kinds") or ())) for r in rules]
+                    tuple(r.get("value_kinds") or ()), tuple(r.get("also_kinds") or ())) for r in rules]
     out.sort(key=lambda t: -t.priority)
     return out
 
@@ -524,7 +527,7 @@ class Extractor:
         kind = query.constraints.get("value_kind")
         kind_units = query.constraints.get("value_units") or []
         for t in self.templates():
-            if query.qtype not in t.types or (t.value_kinds and kind not in t.value_kinds):
+            if (query.qtype not in t.types and kind not in t.also_kinds) or (t.value_kinds and kind not in t.value_kinds):
                 continue
             for value, span in t.apply(sent):
                 if not _unit_ok(query, value):

@@ -9,6 +9,7 @@ from typing import Any, Iterable, Optional
 
 from .audit import AuditLog
 from .errors import LoopAgentError, message
+from .fold import fold_document
 from .ingest import iter_files, parse_file, read_bytes
 from .ingest.base import content_hash
 from .orchestrator import AskSettings, Orchestrator
@@ -95,6 +96,7 @@ class KnowledgeBase:
                     rep.skipped += 1
                     continue
                 result = parse_file(path, source, password=password, raw=raw)
+                fold_document(result.document)  # Traditional characters: matched as Simplified, quoted as written
                 status = self.store.put_document(result.document, collection=collection)
                 rep.blocks += len(result.document.blocks)
                 rep.lines += result.warnings

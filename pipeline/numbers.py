@@ -44,7 +44,7 @@ def cn_number(text: str) -> Optional[float]:
 def canonical_unit(unit: str) -> str:
     """Fold unit spellings: 天→日, 个月→月, 个小时→小时, 个工作日→工作日, N·m→N.m."""
     u = unit or ""
-    return {"天": "日", "个月": "月", "个小时": "小时", "个工作日": "工作日", "个星期": "周", "星期": "周",
+    return {"天": "日", "个月": "月", "个小时": "小时", "个工作日": "工作日", "个交易日": "交易日", "个星期": "周", "星期": "周",
             "N·m": "N.m", "Nm": "N.m", "公斤": "千克", "千米": "公里"}.get(u, u)
 
 

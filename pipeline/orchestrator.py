@@ -453,8 +453,10 @@ def _evidence(found: Found) -> list[Evidence]:
         if key in seen:
             continue
         seen.add(key)
+        raw = (block.meta or {}).get("raw")  # a folded Traditional block quotes its own characters
+        text = raw[sent.start:sent.end] if raw and len(raw) == len(block.text) else sent.text
         out.append(Evidence(doc_id=block.doc_id, title=title, source=source, block_id=block.block_id,
-                            section=list(block.section), text=sent.text, start=sent.start, end=sent.end,
+                            section=list(block.section), text=text, start=sent.start, end=sent.end,
                             page=block.page_start, bbox=block.bbox))
     return out
 

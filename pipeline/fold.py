@@ -1,0 +1,63 @@
+"""Traditional → Simplified character folding for matching (hanziconv's one-to-one character map).
+
+A document written in Traditional characters (台湾/香港 contracts, 協定/終止/資訊) is folded at ingest, so that
+the index, the rules and the templates see the same characters as a Simplified question; the original
+text stays in ``block.meta["raw"]`` and evidence quotes it (folding is one character for one, so sentence
+offsets are the same in both). A question in Traditional characters is folded the same way. Simplified
+text is never touched: a document is folded only when Traditional-only characters are a clear share of it.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+# characters that are also ordinary Simplified characters with another sense (著作, 乾坤): never folded
+_KEEP = "著乾"
+MIN_SHARE = 0.03  # share of CJK characters that must be Traditional-only for a text to count as Traditional
+MIN_COUNT = 3
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[int, str]:
+    from hanziconv.charmap import simplified_charmap, traditional_charmap
+    return {ord(t): s for t, s in zip(traditional_charmap, simplified_charmap) if t != s and t not in _KEEP}
+
+
+def traditional_share(text: str) -> float:
+    """Share of the CJK characters of ``text`` that exist only in Traditional writing."""
+    table = _table()
+    cjk = [c for c in text if "\u4e00" <= c <= "\u9fff"]
+    if not cjk:
+        return 0.0
+    return sum(1 for c in cjk if ord(c) in table) / len(cjk)
+
+
+def is_traditional(text: str) -> bool:
+    table = _table()
+    n = sum(1 for c in text if ord(c) in table)
+    return n >= MIN_COUNT and traditional_share(text) >= MIN_SHARE
+
+
+def fold(text: str) -> str:
+    """``text`` with Traditional characters replaced by their Simplified forms (same length)."""
+    return text.translate(_table())
+
+
+def fold_document(doc) -> bool:
+    """Fold a Traditional document's blocks in place (the original text kept in meta['raw']); True when folded."""
+    sample = "".join(b.text for b in doc.blocks[:400])
+    if not is_traditional(sample):
+        return False
+    for b in doc.blocks:
+        folded = fold(b.text)
+        if folded != b.text:
+            b.meta = dict(b.meta or {})
+            b.meta["raw"] = b.text
+            b.text = folded
+        if b.section:
+            b.section = [fold(s) for s in b.section]
+        if b.table_header:
+            b.table_header = [fold(c) for c in b.table_header]
+        if b.table_rows:
+            b.table_rows = [[fold(c) for c in row] for row in b.table_rows]
+    doc.title = fold(doc.title) if doc.title else doc.title
+    return True
