@@ -22,6 +22,7 @@ def grammar():
     ("违约时要付合同总价的多少？", "percent", "总价", "share"),
     ("赔偿金是月工资的多少倍？", "multiple", "倍", "unit"),
     ("维修费用由哪一方承担？", "agent", "一方", "after"),
+    ("年度计划最晚什么时候交？", "time", "什么时候", "ask"),
 ])
 def test_kind_and_focus(grammar, question, kind, focus, how):
     ak = grammar.infer(question)
@@ -29,7 +30,7 @@ def test_kind_and_focus(grammar, question, kind, focus, how):
 
 
 @pytest.mark.parametrize("question", [
-    "这个办法从哪一天开始施行？",          # no value noun: the question-type rules decide
+    "办理居住证需要什么材料？",            # no value noun: the question-type rules decide
     "出租方工作人员不得以哪些名义收取费用？",  # 工作人员 is no value noun; 费用 is not what 哪些 asks
     "哪些人员可以申请？",
 ])
