@@ -14,6 +14,10 @@ ValueKind = Literal["count", "number", "money", "duration", "date", "boolean", "
 
 BLOCK_TYPES: tuple[str, ...] = ("heading", "paragraph", "clause", "list_item", "table", "note")
 VALUE_KINDS: tuple[str, ...] = ("count", "number", "money", "duration", "date", "boolean", "range", "list", "text")
+# the question types rules may name (question_types.yaml `type`, templates' and hints' `types`)
+QUESTION_TYPES: tuple[str, ...] = ("count", "number", "money", "duration", "date", "yesno", "list", "condition",
+                                   "exception", "definition", "who", "procedure", "compare", "open", "multihop",
+                                   "table", "code")
 
 
 @dataclass
