@@ -93,10 +93,16 @@ class KnowledgeBase:
         self.settings = settings or AskSettings()
         self.generator = generator  # pipeline.generate.Generator (or GeneratorSettings); None = templates only
         if generator is not None and not hasattr(generator, "run"):
-            from .generate import Generator
+            from .generate import Generator, GeneratorSettings
+            if not isinstance(generator, GeneratorSettings):
+                raise TypeError(f"generator must be a GeneratorSettings or an object with run(), "
+                                f"not {type(generator).__name__}")
             self.generator = Generator(generator)
         self.semantic = None  # optional embedding recall (off by default): a local model dir or an encoder
         if semantic_model is not None:
+            if not isinstance(semantic_model, (str, os.PathLike)) and not hasattr(semantic_model, "encode"):
+                raise TypeError(f"semantic_model must be a model folder or an encoder with encode(), "
+                                f"not {type(semantic_model).__name__}")
             from .semantic import SemanticRecall
             self.semantic = SemanticRecall(self.store, semantic_model)
         self._orch: Optional[Orchestrator] = None

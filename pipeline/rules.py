@@ -227,6 +227,7 @@ class RuleSet:
         self._files: dict[Path, tuple[float, RuleFile]] = {}
         self.errors: dict[Path, str] = {}
         self.version = 0
+        self._order_cache: Optional[tuple[int, list[RuleFile]]] = None
         if not self._paths():
             where = ", ".join(str(d) for d in self.dirs)
             raise LoopAgentError("E205", path=where, origin=self.config.origins.get("rules", "the rules_dirs argument")
@@ -281,13 +282,19 @@ class RuleSet:
         return changed
 
     def _ordered(self) -> list[RuleFile]:
-        """Loaded files in override order: by folder position, then path."""
-        rank = {}
+        """Loaded files in override order: by folder position, then path (computed once per change)."""
+        files = self._files
+        cached = self._order_cache
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        rank: dict[Path, tuple[int, str]] = {}
         for i, d in enumerate(self.dirs):
             for p in rule_files(d):
                 rank.setdefault(p, (i, str(p)))
-        return [rf for _, rf in sorted(self._files.values(), key=lambda x: rank.get(x[1].path, (len(self.dirs),
-                                                                                                   str(x[1].path))))]
+        out = [rf for _, rf in sorted(files.values(),
+                                      key=lambda x: rank.get(x[1].path, (len(self.dirs), str(x[1].path))))]
+        self._order_cache = (self.version, out)
+        return out
 
     def get(self, kind: str) -> list[dict[str, Any]]:
         """Rules of ``kind``; an overlay rule with an id seen before replaces that rule in place."""

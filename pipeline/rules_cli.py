@@ -55,7 +55,6 @@ def _rules(settings: Optional[Settings] = None) -> RuleSet:
 
 def example_cases(settings: Optional[Settings] = None) -> list[Case]:
     """Every example of the effective rules (an overlay rule replaces the shipped rule with its id)."""
-    _local.settings = settings
     rs = _rules(settings)
     kinds: list[str] = []
     for rf in rs._ordered():
@@ -222,6 +221,15 @@ class TestReport:
 def run_rule_tests(settings: Optional[Settings] = None, verbose: bool = False,
                    kinds: Optional[set[str]] = None) -> TestReport:
     """Run every example of the configured rules; raises E205 when there are none."""
+    previous = getattr(_local, "settings", None)
+    _local.settings = settings  # the checkers compare against this merged rule set
+    try:
+        return _run_rule_tests(settings, verbose, kinds)
+    finally:
+        _local.settings = previous
+
+
+def _run_rule_tests(settings: Optional[Settings], verbose: bool, kinds: Optional[set[str]]) -> TestReport:
     rep = TestReport()
     cases = example_cases(settings)
     rs = _rules(settings)

@@ -278,3 +278,23 @@ def test_human_answer_starts_with_the_value_and_names_block_and_trace(example_kb
     # show --image highlights what the answer cited: read back from the audit log
     assert _cited_sentence(db, str(audit), block, None) == "劳动合同期限一年以上不满三年的，试用期不得超过二个月；"
     assert _cited_sentence(db, str(audit), block, "no-such-trace") is None
+
+
+def test_ask_lint_and_test_exit_2_with_E205_when_the_shipped_rules_are_missing(tmp_path, monkeypatch, capsys):
+    import pipeline.config as config
+    empty = tmp_path / "site-packages-without-data"
+    empty.mkdir()
+    monkeypatch.setattr(config, "shipped_dir", lambda name: empty / name)  # a wheel built without its data
+    from pipeline.store import Store
+    db = tmp_path / "kb.sqlite"
+    Store(db).close()
+    for cmd in (["rules", "lint"], ["rules", "test"], ["ask", "年休假几天？", "--db", str(db)]):
+        assert main(cmd) == 2
+        assert capsys.readouterr().err.startswith("E205: No rule files at ")
+
+
+def test_wrong_generator_or_semantic_model_type_is_a_type_error(tmp_path):
+    with pytest.raises(TypeError, match="generator must be a GeneratorSettings"):
+        KnowledgeBase(tmp_path / "kb.sqlite", generator=5)
+    with pytest.raises(TypeError, match="semantic_model must be a model folder"):
+        KnowledgeBase(tmp_path / "kb.sqlite", semantic_model=5)
