@@ -221,8 +221,9 @@ class RuleSet:
             raise TypeError(f"dirs must be a list of folders, not {type(dirs).__name__}")
         self.config = as_settings(settings)
         self.dirs = [Path(d) for d in dirs] if dirs else list(self.config.rule_search_path)
-        self._user_dicts = ([p for d in self.dirs for p in sorted(d.glob("*.txt")) if p.name != "stopwords.txt"]
-                            if dirs else None)  # None: the settings' dictionary folders
+        # extra jieba user dictionaries in explicitly given folders (besides the settings' dictionary folders)
+        self._extra_dicts = ([p for d in self.dirs for p in sorted(d.glob("*.txt")) if p.name != "stopwords.txt"]
+                             if dirs else [])
         self._lock = threading.Lock()
         self._files: dict[Path, tuple[float, RuleFile]] = {}
         self.errors: dict[Path, str] = {}
@@ -242,7 +243,8 @@ class RuleSet:
 
     def _reload_dictionaries(self) -> bool:
         from . import tokenize
-        files = self._user_dicts if self._user_dicts is not None else self.config.user_dict_files()
+        files = self.config.user_dict_files()
+        files += [p for p in self._extra_dicts if p not in files]
         return tokenize.configure(files, self.config.stopword_files())
 
     def reload(self, force: bool = False) -> bool:

@@ -23,7 +23,7 @@ _lock = threading.RLock()
 _tokenizer = None
 _WORD = re.compile(r"[\w\u4e00-\u9fff]", re.U)
 _files: Optional[tuple[tuple[str, int], ...]] = None   # (path, mtime) of the user dictionaries in effect
-_stop_files: tuple[Path, ...] = ()
+_stop_files: tuple[tuple[str, int], ...] = ()  # (path, mtime) of the stop-word files
 _index_words: Optional[frozenset[str]] = None
 _generation = 0
 
@@ -52,7 +52,7 @@ def configure(user_dicts: Sequence[Path], stopword_files: Sequence[Path] = ()) -
     """
     global _files, _stop_files, _tokenizer, _index_words, _generation
     key = _key(user_dicts)
-    stops = tuple(Path(p) for p in stopword_files)
+    stops = _key(stopword_files)
     with _lock:
         if key == _files and stops == _stop_files:
             return False
@@ -152,7 +152,7 @@ def is_word(token: str) -> bool:
 @lru_cache(maxsize=1)
 def stopwords() -> frozenset[str]:
     """Stop words from the stopwords.txt of the dictionary folders (comments with #)."""
-    files = _stop_files if _files is not None else tuple(_default_files()[1])
+    files = [Path(p) for p, _ in _stop_files] if _files is not None else _default_files()[1]
     out: set[str] = set()
     for path in files:
         if path.exists():
