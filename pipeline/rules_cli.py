@@ -89,7 +89,7 @@ def _check_value_kind(rule: dict, ex: dict) -> tuple[bool, Any]:
     (``expect: null``: this rule must not)."""
     from .answer_kind import AnswerKindGrammar
     from .rules import RuleSet
-    ak = AnswerKindGrammar(RuleSet()).infer(ex["input"])
+    ak = AnswerKindGrammar(_rules()).infer(ex["input"])
     got = ak.kind if ak is not None and ak.rule_id == rule["id"] else None
     if ak is not None and ak.how == "share" and rule["value_kind"] != "percent":
         got = ak.kind if rule["value_kind"] == "money" and ex.get("expect") == "percent" else got
@@ -101,11 +101,10 @@ def _check_plan(rule: dict, ex: dict) -> tuple[bool, Any]:
     expected strategies."""
     import tempfile
     from .analyze import QueryAnalyzer
-    from .rules import RuleSet
     from .store import Store
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "plan.sqlite")
-        qtype = QueryAnalyzer(RuleSet(), store).run(ex["input"]).qtype
+        qtype = QueryAnalyzer(_rules(), store).run(ex["input"]).qtype
         store.close()
     got = [str(x) for x in rule["strategies"]] if qtype == rule["qtype"] else f"question type {qtype}"
     return got == list(strip_lines(ex.get("expect")) or []), got
@@ -185,7 +184,8 @@ def _check_prefilter_case(rule: dict, ex: dict) -> tuple[bool, Any]:
 CHECKERS: dict[str, Callable[[dict, dict], tuple[bool, Any]]] = {
     "question_type": _check_qtype, "template": _check_template, "value_kind": _check_value_kind,
     "strategy_plan": _check_plan,
-    "spec": lambda rule, ex: __import__("pipeline.specs", fromlist=["check_spec"]).check_spec(rule, ex), "lexicon": _check_lexicon,
+    "spec": lambda rule, ex: __import__("pipeline.specs", fromlist=["check_spec"]).check_spec(
+        rule, ex, _rules().config), "lexicon": _check_lexicon,
     "dep_pattern": _check_dep, "collection_route": _check_route,
     "structure_hint": _check_hint, "prefilter_case": _check_prefilter_case,
 }
