@@ -220,9 +220,9 @@ class KnowledgeBase:
             raise LoopAgentError("E301")
         if len(question) > self.config.max_question_chars:
             raise LoopAgentError("E304", length=len(question), limit=self.config.max_question_chars)
-        self.rules.reload()
-        self._check_index()
-        return self.orchestrator.ask(question.strip(), qid=id, session=session, trace=trace, collection=collection)
+        answer = self.orchestrator.ask(question.strip(), qid=id, session=session, trace=trace, collection=collection)
+        self._check_index()  # after the orchestrator's reload: warns (W010) when user words changed the tokens
+        return answer
 
     # --- browsing --------------------------------------------------------------
     def documents(self, collection: Optional[str] = None) -> list[dict]:
