@@ -17,9 +17,9 @@ rules:
   - id: qtype.compare
     type: compare
     priority: 100
-    regex: "有什么不同|对比一下"
+    regex: "(有什么|有何|有哪些)(不同|区别|变化|差异)|修订前后|新旧|前后对比|相比.{0,6}(变化|不同)|版本.{0,4}(不同|区别)|对比|两版比较"
     examples:
-      - {input: "两版对比一下", expect: compare}
+      - {input: "两版比较", expect: compare}
   - id: qtype.overlay_yesno
     type: yesno
     priority: 200
@@ -116,7 +116,7 @@ def test_overlay_rule_replaces_the_shipped_rule_with_its_id(tmp_path):
     merged = rs.get("question_type")
     assert len(merged) == len(shipped) + 1
     i = [r["id"] for r in shipped].index("qtype.compare")
-    assert merged[i]["regex"] == "有什么不同|对比一下" and merged[i]["__file__"].startswith(str(tmp_path))
+    assert merged[i]["regex"].endswith("|对比|两版比较") and merged[i]["__file__"].startswith(str(tmp_path))
     assert merged[-1]["id"] == "qtype.overlay_yesno"
 
 
