@@ -1,4 +1,4 @@
-"""The `loopagent` command line: ingest, ask, docs, show, rules."""
+"""The `loopagent` command line: ingest, ask, docs, show, rules, config, reindex."""
 from __future__ import annotations
 
 import argparse
@@ -8,8 +8,16 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+from . import __version__
+from .config import Settings
 from .errors import LoopAgentError, message
 from .kb import KnowledgeBase, default_db
+
+
+def _config(args) -> Settings:
+    """Settings from --rules/--dictionaries, the environment and a loopagent.toml beside --db."""
+    return Settings.resolve(rules=getattr(args, "rules", None), dictionaries=getattr(args, "dictionaries", None),
+                            db=getattr(args, "db", None))
 
 
 def _audit_path(db: str, arg: Optional[str]) -> Optional[str]:
@@ -24,7 +32,7 @@ def _audit_path(db: str, arg: Optional[str]) -> Optional[str]:
 
 
 def cmd_ingest(args) -> int:
-    kb = KnowledgeBase(args.db, audit_log=None)
+    kb = KnowledgeBase(args.db, audit_log=None, config=_config(args))
     if args.remove:
         n = kb.remove(args.paths)
         print(f"removed {n} of {len(args.paths)} documents")
@@ -51,7 +59,7 @@ def cmd_ask(args) -> int:
         generator = GeneratorSettings(model_dir=args.generator, backend=args.generator_backend,
                                       endpoint=args.generator_endpoint, model_name=args.generator_name)
     kb = KnowledgeBase(args.db, audit_log=_audit_path(args.db, args.audit), create=False, generator=generator,
-                       semantic_model=args.semantic_model)
+                       semantic_model=args.semantic_model, config=_config(args))
     if args.jsonl:
         src = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")
         bad = 0
@@ -81,22 +89,48 @@ def cmd_ask(args) -> int:
     return 0 if ans.status == "answered" else 3
 
 
+def _value_text(value) -> str:
+    """The normalised value in one short line (the first line of the human answer)."""
+    if not value:
+        return ""
+    kind = value.get("kind")
+    if kind == "range":
+        lo, hi = value.get("min"), value.get("max")
+        return f"{'' if lo is None else lo}–{'' if hi is None else hi}{value.get('unit') or ''}"
+    if kind == "list":
+        return "；".join(str(i) for i in value.get("items") or [])
+    if kind == "boolean":
+        return "是" if value.get("value") else "否"
+    if kind == "date":
+        return str(value.get("iso") or value.get("text") or "")
+    if "number" in value:
+        n = value["number"]
+        return f"{n}{value.get('unit') or ('元' if kind == 'money' else '')}"
+    return str(value.get("text") or "")
+
+
 def _print_human(ans) -> None:
+    """Value first, then the provision, evidence with block ids, and the trace id for `show`/audit."""
     if ans.status != "answered":
-        print("未找到有依据的答案 (not_found)")
+        print(f"未找到有依据的答案 ({ans.status})")
     else:
-        print(ans.answer)
+        value = _value_text(ans.value)
+        print(f"{value}    [{ans.value.get('kind')}]" if value and ans.value else ans.answer)
+        if value:
+            print(f"  原文：{ans.answer}")
         for e in ans.evidence:
             where = " > ".join(e.section)
             page = f" p.{e.page}" if e.page else ""
             print(f"  依据：{e.title} {where}{page}：{e.text}")
+            print(f"        block {e.block_id}  (loopagent show {e.block_id})")
         print(f"  方法：{ans.method}  置信度：{ans.confidence:.2f}")
+    print(f"  trace：{ans.trace_id}")
     for r in ans.reasoning:
         print(f"  · {r}")
 
 
 def cmd_docs(args) -> int:
-    kb = KnowledgeBase(args.db, create=False)
+    kb = KnowledgeBase(args.db, create=False, config=_config(args))
     docs = kb.documents(args.collection)
     if args.json:
         print(json.dumps(docs, ensure_ascii=False, indent=2))
@@ -107,8 +141,30 @@ def cmd_docs(args) -> int:
     return 0
 
 
+def _cited_sentence(db: str, audit: Optional[str], block_id: str, trace_id: Optional[str]) -> Optional[str]:
+    """The sentence an answer cited from ``block_id``: the latest audit record citing it (or that trace's)."""
+    path = _audit_path(db, audit)
+    if not path or not Path(path).is_file():
+        return None
+    found = None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if block_id not in line:
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if trace_id and row.get("trace_id") != trace_id:
+                continue
+            for e in row.get("evidence") or []:
+                if e.get("block_id") == block_id and e.get("text"):
+                    found = e["text"]
+    return found
+
+
 def cmd_show(args) -> int:
-    kb = KnowledgeBase(args.db, create=False)
+    kb = KnowledgeBase(args.db, create=False, config=_config(args))
     b = kb.block(args.block_id)
     doc = kb.store.document(b.doc_id) or {}
     if args.image:
@@ -120,7 +176,8 @@ def cmd_show(args) -> int:
         if not Path(pdf).exists():
             print(message("E001", path=pdf), file=sys.stderr)
             return 1
-        out = render_evidence(Path(pdf), b.page_start, b.bbox, args.highlight or b.text[:40], Path(args.image))
+        cited = args.highlight or _cited_sentence(args.db, args.audit, args.block_id, args.trace) or b.text
+        out = render_evidence(Path(pdf), b.page_start, b.bbox, cited, Path(args.image))
         print(out)
         return 0
     d = b.to_dict()
@@ -131,26 +188,57 @@ def cmd_show(args) -> int:
 
 
 def cmd_rules(args) -> int:
-    from .rules_cli import lint, run_examples
+    from .rules_cli import lint, run_rule_tests
+    settings = _config(args)
     if args.action == "test":
-        failures, total = run_examples(verbose=args.verbose)
-        for f in failures:
-            print(f)
-        print(f"{total - len(failures)} passed, {len(failures)} failed")
-        return 1 if failures else 0
-    problems = lint()
+        rep = run_rule_tests(settings, verbose=args.verbose)
+        for line in rep.broken + rep.failures + rep.unchecked:
+            print(line)
+        print(rep.summary())
+        return 0 if rep.ok else 1
+    problems = lint(settings)
     for p in problems:
         print(p)
-    print(f"{len(problems)} problems")
-    return 1 if problems else 0
+    errors = [p for p in problems if not p.startswith("W011")]  # W011 is advice: jieba splits a term
+    print(f"{len(errors)} problems" + (f", {len(problems) - len(errors)} warnings (W011)"
+                                       if len(problems) > len(errors) else ""))
+    return 1 if errors else 0
+
+
+def cmd_config(args) -> int:
+    settings = _config(args)
+    if args.json:
+        print(json.dumps(settings.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(f"loopagent {__version__}")
+        for line in settings.describe():
+            print(line)
+    return 0
+
+
+def cmd_reindex(args) -> int:
+    kb = KnowledgeBase(args.db, create=False, audit_log=None, config=_config(args))
+    n = kb.reindex()
+    print(f"re-indexed {n} blocks with the current dictionaries")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="loopagent", description="Answer questions about Chinese policy documents, with evidence.")
+    p.add_argument("--version", action="version", version=f"loopagent {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     def db_arg(sp):
         sp.add_argument("--db", default=default_db(), help="SQLite store (default $LOOPAGENT_DB or ./loopagent.sqlite)")
+        folders_arg(sp)
+
+    def folders_arg(sp):
+        sp.add_argument("--rules", action="append", metavar="DIR",
+                        help="a rules folder overlaid on the shipped one (repeatable; default $LOOPAGENT_RULES, "
+                             "loopagent.toml beside the store)")
+        sp.add_argument("--dictionaries", action="append", metavar="DIR",
+                        help="a dictionaries folder overlaid on the shipped one (repeatable; default "
+                             "$LOOPAGENT_DICTIONARIES, loopagent.toml beside the store)")
 
     sp = sub.add_parser("ingest", help="ingest files or directories (recursively)")
     sp.add_argument("paths", nargs="+")
@@ -190,13 +278,26 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("block_id")
     db_arg(sp)
     sp.add_argument("--image", help="render the PDF page crop with the evidence highlighted to this PNG")
-    sp.add_argument("--highlight", help="text to highlight on the page image")
+    sp.add_argument("--highlight", help="text to highlight on the page image (default: the sentence an answer cited)")
+    sp.add_argument("--trace", metavar="TRACE_ID", help="highlight what the answer with this trace id cited")
+    sp.add_argument("--audit", help="audit log to read the cited sentence from (default: next to the db)")
     sp.set_defaults(func=cmd_show)
 
     sp = sub.add_parser("rules", help="check rules: `rules test` runs every rule's examples, `rules lint` validates")
     sp.add_argument("action", choices=["test", "lint"])
     sp.add_argument("-v", "--verbose", action="store_true")
+    sp.add_argument("--db", default=default_db(), help="the store whose loopagent.toml applies")
+    folders_arg(sp)
     sp.set_defaults(func=cmd_rules)
+
+    sp = sub.add_parser("config", help="print the rules, dictionaries and parser in effect and where each came from")
+    db_arg(sp)
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(func=cmd_config)
+
+    sp = sub.add_parser("reindex", help="re-tokenise the search index after a user-dictionary change")
+    db_arg(sp)
+    sp.set_defaults(func=cmd_reindex)
 
     from .evaluate import add_subparser as add_eval_subparser  # `loopagent eval` (scores, baselines)
     add_eval_subparser(sub)

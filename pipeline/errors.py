@@ -37,10 +37,19 @@ class Messages:
     E204 = ("Cannot load the stage-2 parser {model}: {detail}. Use the shipped model (syntax model \"builtin\", "
             "retrain with `python scripts/train_parser.py all`) or install the named package "
             "(e.g. `pip install zh_core_web_sm-3.7.0.tar.gz`).")
+    E205 = ("No rule files at {path} (configured by {origin}). The install is incomplete or the folder is wrong: "
+            "reinstall loopagent, or check `loopagent config`.")
+    E206 = ("The {part} folder {path} (from {origin}) {why}. Pass a folder with rule files "
+            "(--{part} DIR, $LOOPAGENT_RULES / $LOOPAGENT_DICTIONARIES or loopagent.toml), or leave it unset "
+            "for the shipped ones.")
+    E207 = "Configuration {origin}: {problem}. {fix}"
+    E208 = ("{file}:{line} {rule_id}: invalid regex at position {pos} of the rule's text: {detail}\n  {text}\n  {caret}")
     # ask / API (E3xx)
     E301 = "Question is empty. Pass a question, e.g. `loopagent ask \"年休假有几天？\"`."
     E302 = "Line {line} of {path} is not a JSON object with a \"question\" field: {detail}."
     E303 = "Settings field {name}={value!r} is invalid: {why}. Allowed: {allowed}."
+    E304 = ("Question is {length} characters long; the limit is {limit}. Ask about one provision at a time, "
+            "or raise max_question_chars in loopagent.toml.")
     # generator (E4xx)
     E401 = ("Generator model directory {path} does not exist or has no config.json. "
             "Point `generator.model_dir` at a local Qwen directory (see scripts/export_int4.py); nothing is downloaded.")
@@ -65,6 +74,12 @@ class Messages:
     W009 = ("Page {page} of {path} has no text layer; its text was recognised by OCR (tesseract chi_sim). "
             "Check answers that cite it, or provide a text version.")
     W005 = "No rules loaded from {path}: every question will fall back to recall only."
+    W010 = ("The user dictionary changed since {db} was indexed ({words}): documents are now segmented "
+            "differently. Run `loopagent reindex --db {db}` so search uses the new words.")
+    W011 = ("{file}:{line} {rule_id}: jieba splits the term {term!r} ({parts}) and no user dictionary has it; "
+            "add a line `{term} 10 n` to a dictionaries/*.txt file so it is matched as one word.")
+    W012 = ("{file}: rule kind {kind!r} has {n} examples but no example checker; they are not run. "
+            "Add a checker to pipeline/rules_cli.py CHECKERS.")
     W201 = ("spacy_pkuseg is not installed ({detail}); stage 2 segments with jieba and parses about "
             "10 UAS points worse. `pip install spacy-pkuseg` to restore the default.")
 

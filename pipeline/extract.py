@@ -19,7 +19,7 @@ import regex
 
 from .answer_kind import AnswerKindGrammar
 from .numbers import canonical_unit, cn_number, find_quantities, grounded, norm_for_match
-from .rules import Field, RuleSet, register_schema
+from .rules import Field, RuleSet, register_regex, register_schema
 from .store import Store
 from .text import block_sentences, cited_articles, split_sentences, strip_asides
 from .types import Anchor, Block, Candidate, Query, Sentence
@@ -65,6 +65,7 @@ register_schema("template", {
     "asked": Field((str,), False, "optional regex on the question: when it matches, this template is preferred "
                                    "(+0.1), e.g. 多长时间内 prefers 20个工作日内 over 最长不得超过20个工作日"),
 }, check=lambda r: _check_template(r))
+register_regex("template", regex=PLACEHOLDERS, asked=None)  # bad patterns reported at their own position
 
 
 # --- value builders -------------------------------------------------------------

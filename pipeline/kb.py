@@ -1,13 +1,17 @@
 """The library entry point: ``KnowledgeBase`` (ingest documents, ask questions)."""
 from __future__ import annotations
 
+import json
+import logging
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from . import tokenize
 from .audit import AuditLog
+from .config import Settings
 from .errors import LoopAgentError, message
 from .fold import fold_document
 from .ingest import iter_files, parse_file, read_bytes
@@ -18,6 +22,8 @@ from .store import Store
 from .types import Answer, Block
 
 DEFAULT_DB = "loopagent.sqlite"
+INDEX_WORDS_KEY = "index_user_words"  # store meta: the user words that decided the search tokens
+log = logging.getLogger("loopagent")
 
 
 def default_db() -> str:
@@ -60,21 +66,54 @@ class KnowledgeBase:
     """
 
     def __init__(self, db: str | Path | None = None, rules_dirs: Optional[list[Path]] = None,
-                 audit_log: str | Path | None = None, settings: Optional[AskSettings] = None,
-                 create: bool = True, generator: Any = None, semantic_model: Any = None) -> None:
-        self.store = Store(db or default_db(), create=create)
-        self.rules = RuleSet(rules_dirs)
+                 audit_log: str | Path | None = None, settings: Optional[AskSettings | Settings] = None,
+                 create: bool = True, generator: Any = None, semantic_model: Any = None,
+                 config: Optional[Settings] = None) -> None:
+        """Open (or create) the store ``db``.
+
+        ``config`` (or a :class:`~pipeline.config.Settings` passed as ``settings``) says where rules,
+        dictionaries and the parser come from; by default it is resolved from $LOOPAGENT_RULES /
+        $LOOPAGENT_DICTIONARIES, a loopagent.toml beside the store, and the shipped folders.
+        ``settings`` as :class:`AskSettings` tunes the ask path.
+        """
+        if db is not None and not isinstance(db, (str, os.PathLike)):
+            raise TypeError(f"db must be a path (str or os.PathLike), not {type(db).__name__}")
+        if isinstance(settings, Settings):
+            config, settings = config or settings, None
+        if settings is not None and not isinstance(settings, AskSettings):
+            raise TypeError(f"settings must be AskSettings or pipeline.config.Settings, not {type(settings).__name__}")
+        if config is not None and not isinstance(config, Settings):
+            raise TypeError(f"config must be pipeline.config.Settings, not {type(config).__name__}")
+        if audit_log is not None and not isinstance(audit_log, (str, os.PathLike)):
+            raise TypeError(f"audit_log must be a path (str or os.PathLike) or None, not {type(audit_log).__name__}")
+        db = db or default_db()
+        self.config = config or Settings.resolve(db=db)
+        self.store = Store(db, create=create)
+        self.rules = RuleSet(rules_dirs, settings=self.config)
         self.audit = AuditLog(audit_log)
         self.settings = settings or AskSettings()
         self.generator = generator  # pipeline.generate.Generator (or GeneratorSettings); None = templates only
         if generator is not None and not hasattr(generator, "run"):
-            from .generate import Generator
+            from .generate import Generator, GeneratorSettings
+            if not isinstance(generator, GeneratorSettings):
+                raise TypeError(f"generator must be a GeneratorSettings or an object with run(), "
+                                f"not {type(generator).__name__}")
             self.generator = Generator(generator)
         self.semantic = None  # optional embedding recall (off by default): a local model dir or an encoder
         if semantic_model is not None:
+            if not isinstance(semantic_model, (str, os.PathLike)) and not hasattr(semantic_model, "encode"):
+                raise TypeError(f"semantic_model must be a model folder or an encoder with encode(), "
+                                f"not {type(semantic_model).__name__}")
             from .semantic import SemanticRecall
             self.semantic = SemanticRecall(self.store, semantic_model)
         self._orch: Optional[Orchestrator] = None
+        self._index_checked = -1
+
+    def __enter__(self) -> "KnowledgeBase":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     @property
     def orchestrator(self) -> Orchestrator:
@@ -87,7 +126,17 @@ class KnowledgeBase:
     def ingest(self, paths: Iterable[str | Path], collection: str = "default", force: bool = False,
                password: Optional[str] = None) -> IngestReport:
         """Ingest files and directories (recursively); unchanged files are skipped, bad ones reported."""
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]  # one path, not its characters
+        paths = list(paths)
+        for p in paths:
+            if not isinstance(p, (str, os.PathLike)):
+                raise TypeError(f"paths must be file or folder paths, got {type(p).__name__}")
+        if not isinstance(collection, str) or not collection:
+            raise TypeError(f"collection must be a non-empty str, not {collection!r}")
         t0 = time.perf_counter()
+        self.rules.reload()  # the user dictionaries in effect decide the search tokens
+        was_empty = self.store.stats()["documents"] == 0
         rep = IngestReport()
         for path, source in iter_files(list(paths)):
             try:
@@ -115,8 +164,36 @@ class KnowledgeBase:
                 rep.lines.append(message("E005", path=str(path), detail=f"{type(exc).__name__}: {exc}"))
         if self._orch is not None:
             self._orch.analyzer.invalidate()
+        if rep.ingested and (was_empty or self.store.get_meta(INDEX_WORDS_KEY) is None):
+            self.store.set_meta(INDEX_WORDS_KEY, json.dumps(sorted(tokenize.index_words()), ensure_ascii=False))
         rep.seconds = time.perf_counter() - t0
         return rep
+
+    def reindex(self) -> int:
+        """Re-tokenise the search index with the current dictionaries (after a user-word change); returns blocks."""
+        self.rules.reload()
+        n = self.store.reindex()
+        self.store.set_meta(INDEX_WORDS_KEY, json.dumps(sorted(tokenize.index_words()), ensure_ascii=False))
+        self._index_checked = -1
+        if self._orch is not None:
+            self._orch.analyzer.invalidate()
+        return n
+
+    def stale_index_words(self) -> list[str]:
+        """User words added or removed since the store was indexed that change how documents are segmented."""
+        stored = self.store.get_meta(INDEX_WORDS_KEY)
+        if stored is None:
+            return []
+        return sorted(set(json.loads(stored)) ^ tokenize.index_words())
+
+    def _check_index(self) -> None:
+        if self._index_checked == tokenize.generation():
+            return
+        self._index_checked = tokenize.generation()
+        stale = self.stale_index_words()
+        if stale:
+            log.warning(message("W010", db=str(self.store.path), words="、".join(stale[:8])
+                                + (f" … {len(stale)} in all" if len(stale) > 8 else "")))
 
     def remove(self, sources: Iterable[str]) -> int:
         """Delete documents by source name (as listed by ``documents()``); returns how many existed."""
@@ -134,15 +211,28 @@ class KnowledgeBase:
         ``collection`` restricts to documents ingested with that collection name (default:
         route by the rules in rules/collections.yaml).
         """
+        if not isinstance(question, str):
+            raise TypeError(f"question must be str, not {type(question).__name__}")
+        if id is not None and not isinstance(id, (str, int)):
+            raise TypeError(f"id must be str, int or None, not {type(id).__name__}")
+        for name, value in (("session", session), ("collection", collection)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{name} must be str or None, not {type(value).__name__}")
         if not question or not question.strip():
             raise LoopAgentError("E301")
-        return self.orchestrator.ask(question.strip(), qid=id, session=session, trace=trace, collection=collection)
+        if len(question) > self.config.max_question_chars:
+            raise LoopAgentError("E304", length=len(question), limit=self.config.max_question_chars)
+        answer = self.orchestrator.ask(question.strip(), qid=id, session=session, trace=trace, collection=collection)
+        self._check_index()  # after the orchestrator's reload: warns (W010) when user words changed the tokens
+        return answer
 
     # --- browsing --------------------------------------------------------------
     def documents(self, collection: Optional[str] = None) -> list[dict]:
         return self.store.documents(collection)
 
     def block(self, block_id: str) -> Block:
+        if not isinstance(block_id, str):
+            raise TypeError(f"block_id must be str, not {type(block_id).__name__}")
         b = self.store.block(block_id)
         if b is None:
             raise LoopAgentError("E103", block_id=block_id, db=str(self.store.path))

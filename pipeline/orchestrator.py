@@ -78,7 +78,7 @@ class Orchestrator:
         self.analyzer = QueryAnalyzer(rules, store)
         self.prefilter = Prefilter(store, rules, PrefilterSettings(), semantic=semantic)
         self.extractor = Extractor(store, rules, ExtractSettings(min_coverage=self.settings.min_coverage))
-        self.syntax = self._load_syntax() if self.settings.use_parser else None
+        self.syntax = self._load_syntax(rules) if self.settings.use_parser else None
         self.generator = generator  # a pipeline.generate.Generator, or None (templates only)
         self.verifier = Verifier(load_model(self.settings.verifier_weights)) if self.settings.verifier else None
         self.records: list[dict[str, Any]] = []  # record mode: one entry per extraction the coverage decision saw
@@ -86,10 +86,10 @@ class Orchestrator:
         self._lock = threading.Lock()
 
     @staticmethod
-    def _load_syntax():
+    def _load_syntax(rules: RuleSet):
         try:
             from .syntax import SyntaxStage  # type: ignore[attr-defined]
-            return SyntaxStage()
+            return SyntaxStage(rules=rules)
         except Exception as exc:  # parser missing or broken: lexical selection still works
             log.info("stage 2 parser unavailable (%s); using lexical sentence selection", exc)
             return None

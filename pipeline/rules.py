@@ -15,12 +15,11 @@ from typing import Any, Callable, Optional
 
 import yaml
 
+from .config import Settings, as_settings, rule_files
 from .errors import LoopAgentError
+from .types import QUESTION_TYPES
 
 log = logging.getLogger("loopagent.rules")
-
-RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
-DICT_DIR = Path(__file__).resolve().parent.parent / "dictionaries"
 
 
 @dataclass(frozen=True)
@@ -42,11 +41,68 @@ _COMMON = {"id": Field((str,), True, "give every rule a unique id such as 'durat
            "note": Field((str,), False, "free text for maintainers")}
 
 
+# kind -> {key: placeholders expanded before compiling, or None}; checked before the kind's own check,
+# so a bad pattern is reported at its position in the rule's own text
+REGEX_FIELDS: dict[str, dict[str, Optional[dict[str, str]]]] = {}
+# kind -> {key: allowed values} for keys whose value (or list items) names a kind of something
+VOCABULARIES: dict[str, dict[str, tuple[str, ...]]] = {}
+
+
+def register_regex(kind: str, **keys: Optional[dict[str, str]]) -> None:
+    """Declare which keys of ``kind`` hold a ``regex`` pattern (value: placeholder -> expansion, or None)."""
+    REGEX_FIELDS.setdefault(kind, {}).update(keys)
+
+
+def register_vocabulary(kind: str, key: str, allowed: tuple[str, ...]) -> None:
+    """Declare the values ``key`` of a rule of ``kind`` may take (a string, or each item of a list)."""
+    VOCABULARIES.setdefault(kind, {})[key] = tuple(allowed)
+
+
+def expand_tracked(pattern: str, placeholders: Optional[dict[str, str]]) -> tuple[str, list[int]]:
+    """``pattern`` with placeholders expanded, and for each expanded position its position in ``pattern``."""
+    if not placeholders:
+        return pattern, list(range(len(pattern) + 1))
+    import re
+    names = "|".join(re.escape(k) for k in sorted(placeholders, key=len, reverse=True))
+    out, where, last = [], [], 0
+    for m in re.finditer(rf"(?<![A-Za-z_])(?:{names})(?![A-Za-z_])", pattern):
+        out.append(pattern[last:m.start()])
+        where += range(last, m.start())
+        rep = placeholders[m.group(0)]
+        out.append(rep)
+        where += [m.start()] * len(rep)
+        last = m.end()
+    out.append(pattern[last:])
+    where += range(last, len(pattern) + 1)
+    return "".join(out), where
+
+
+def regex_problem(pattern: str, placeholders: Optional[dict[str, str]] = None) -> Optional[tuple[int, str]]:
+    """None when ``pattern`` compiles, else (position in ``pattern`` itself, what is wrong)."""
+    import regex
+    expanded, where = expand_tracked(pattern, placeholders)
+    try:
+        regex.compile(expanded)
+    except regex.error as exc:
+        pos = exc.pos if isinstance(exc.pos, int) else len(expanded)
+        detail = str(exc.msg if hasattr(exc, "msg") else exc).split(" at position")[0]
+        return where[min(pos, len(where) - 1)], detail
+    return None
+
+
 def register_schema(kind: str, fields: dict[str, Field], check: Optional[Callable[[dict], Optional[str]]] = None) -> None:
     """Declare the keys a rule of ``kind`` may have (``id``, ``examples`` and ``note`` are implicit)."""
     SCHEMAS[kind] = {**_COMMON, **fields}
     if check:
         CHECKS[kind] = check
+
+
+# the shared vocabularies (pipeline/types.py); a typo such as `ratoi` is an error, never a silent no-match
+register_vocabulary("question_type", "type", QUESTION_TYPES)
+register_vocabulary("template", "types", QUESTION_TYPES)
+register_vocabulary("structure_hint", "types", QUESTION_TYPES)
+register_regex("question_type", regex=None)
+register_regex("structure_hint", cue=None)
 
 
 @dataclass
@@ -120,6 +176,19 @@ def load_rule_file(path: Path) -> RuleFile:
                 raise LoopAgentError("E201", file=str(path), line=line, rule_id=rid,
                                      problem=f"'{key}' must be {names}, got {type(value).__name__}",
                                      fix=schema[key].hint or f"write '{key}' as {names}")
+        for key, allowed in VOCABULARIES.get(kind, {}).items():
+            values = rule.get(key)
+            for v in values if isinstance(values, list) else [values] if values is not None else []:
+                if v not in allowed:
+                    raise LoopAgentError("E201", file=str(path), line=line, rule_id=rid,
+                                         problem=f"unknown {key} {v!r}", fix=f"use one of {', '.join(allowed)}")
+        for key, placeholders in REGEX_FIELDS.get(kind, {}).items():
+            if isinstance(rule.get(key), str):
+                bad = regex_problem(rule[key], placeholders)
+                if bad:
+                    pos, detail = bad
+                    raise LoopAgentError("E208", file=str(path), line=line, rule_id=rid, pos=pos, detail=detail,
+                                         text=f"{key}: {rule[key]}", caret=" " * (len(key) + 2 + pos) + "^")
         if rid in seen:
             raise LoopAgentError("E201", file=str(path), line=line, rule_id=rid, problem="duplicate id",
                                  fix="rename one of the rules")
@@ -134,30 +203,52 @@ def load_rule_file(path: Path) -> RuleFile:
 
 
 class RuleSet:
-    """All rule files of some kinds under given folders, reloaded when a file changes.
+    """All rule files under the configured folders, reloaded when a file changes.
 
     ``get(kind)`` returns the rules of that kind (a list of dicts with '__file__' and
-    '__line__'). A broken file keeps the last good version and records the error in
-    ``errors``; nothing is replaced until the file validates.
+    '__line__'). Folders are read in order (shipped first, then overlays); a rule of an
+    overlay with the same kind and id replaces the earlier one in place. A broken file
+    keeps the last good version and records the error in ``errors``; nothing is
+    replaced until the file validates. The jieba user dictionaries (``*.txt`` of the
+    dictionary folders) are reloaded the same way (see :mod:`pipeline.tokenize`).
+
+    ``dirs`` (kept for old callers) replaces the folder list; ``settings`` is the usual way.
+    Raises E205 when no rule file exists in any folder.
     """
 
-    def __init__(self, dirs: Optional[list[Path]] = None) -> None:
-        self.dirs = [Path(d) for d in (dirs or [RULES_DIR, DICT_DIR])]
+    def __init__(self, dirs: Optional[list[Path]] = None, settings: Optional[Settings] = None) -> None:
+        if dirs is not None and not isinstance(dirs, (list, tuple)):
+            raise TypeError(f"dirs must be a list of folders, not {type(dirs).__name__}")
+        self.config = as_settings(settings)
+        self.dirs = [Path(d) for d in dirs] if dirs else list(self.config.rule_search_path)
+        # extra jieba user dictionaries in explicitly given folders (besides the settings' dictionary folders)
+        self._extra_dicts = ([p for d in self.dirs for p in sorted(d.glob("*.txt")) if p.name != "stopwords.txt"]
+                             if dirs else [])
         self._lock = threading.Lock()
         self._files: dict[Path, tuple[float, RuleFile]] = {}
         self.errors: dict[Path, str] = {}
         self.version = 0
+        self._order_cache: Optional[tuple[int, list[RuleFile]]] = None
+        if not self._paths():
+            where = ", ".join(str(d) for d in self.dirs)
+            raise LoopAgentError("E205", path=where, origin=self.config.origins.get("rules", "the rules_dirs argument")
+                                 if not dirs else "the dirs argument")
         self.reload()
 
     def _paths(self) -> list[Path]:
-        out = []
+        out: list[Path] = []
         for d in self.dirs:
-            if d.is_dir():
-                out += sorted(p for p in d.rglob("*.y*ml") if p.suffix in (".yaml", ".yml"))
+            out += [p for p in rule_files(d) if p not in out]
         return out
 
+    def _reload_dictionaries(self) -> bool:
+        from . import tokenize
+        files = self.config.user_dict_files()
+        files += [p for p in self._extra_dicts if p not in files]
+        return tokenize.configure(files, self.config.stopword_files())
+
     def reload(self, force: bool = False) -> bool:
-        """Re-read changed files; returns True when anything changed."""
+        """Re-read changed files (rules and user dictionaries); returns True when anything changed."""
         changed = False
         with self._lock:
             paths = self._paths()
@@ -186,20 +277,47 @@ class RuleSet:
                     r["__file__"] = str(p)
                 self._files[p] = (mtime, rf)
                 changed = True
+            if self._reload_dictionaries():
+                changed = True
             if changed:
                 self.version += 1
         return changed
 
+    def _ordered(self) -> list[RuleFile]:
+        """Loaded files in override order: by folder position, then path (computed once per change)."""
+        files = self._files
+        cached = self._order_cache
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        rank: dict[Path, tuple[int, str]] = {}
+        for i, d in enumerate(self.dirs):
+            for p in rule_files(d):
+                rank.setdefault(p, (i, str(p)))
+        out = [rf for _, rf in sorted(files.values(),
+                                      key=lambda x: rank.get(x[1].path, (len(self.dirs), str(x[1].path))))]
+        self._order_cache = (self.version, out)
+        return out
+
     def get(self, kind: str) -> list[dict[str, Any]]:
+        """Rules of ``kind``; an overlay rule with an id seen before replaces that rule in place."""
         out: list[dict[str, Any]] = []
-        for _, rf in sorted(self._files.values(), key=lambda x: str(x[1].path)):
-            if rf.kind == kind:
-                out.extend(rf.rules)
+        where: dict[str, int] = {}
+        for rf in self._ordered():
+            if rf.kind != kind:
+                continue
+            for r in rf.rules:
+                rid = r.get("id")
+                if rid in where:
+                    out[where[rid]] = r
+                else:
+                    where[rid] = len(out)
+                    out.append(r)
         return out
 
     def settings(self, kind: str) -> dict[str, Any]:
+        """File-level settings of ``kind``, later folders winning."""
         merged: dict[str, Any] = {}
-        for _, rf in sorted(self._files.values(), key=lambda x: str(x[1].path)):
+        for rf in self._ordered():
             if rf.kind == kind:
                 merged.update(rf.settings)
         return merged

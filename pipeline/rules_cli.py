@@ -1,24 +1,31 @@
 """`loopagent rules test|lint`: run every rule's examples, validate every rule file.
 
 One dispatch table (``CHECKERS``) says how an example of each rule kind is checked; the
-test suite runs the same cases (tests/test_rule_examples.py).
+test suite runs the same cases (tests/test_rule_examples.py). Both commands read the
+configured folders (:class:`~pipeline.config.Settings`: shipped rules plus overlays), and
+examples are checked against that merged rule set, so an overlay's rules are what is tested.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from .config import Settings, as_settings, rule_files
 from .errors import LoopAgentError, message
-from .rules import DICT_DIR, RULES_DIR, load_rule_file, strip_lines
+from .rules import RuleSet, load_rule_file, strip_lines
 
 Case = tuple[str, dict, dict]  # (kind, rule, example)
+EXAMPLE_KEYS = ("input", "expect", "note", "__line__")
+
+_local = threading.local()
 
 
-def _rule_files() -> list[Path]:
-    out = []
-    for d in (RULES_DIR, DICT_DIR):
-        out += sorted(p for p in d.rglob("*") if p.suffix in (".yaml", ".yml"))
+def _rule_files(settings: Optional[Settings] = None) -> list[Path]:
+    out: list[Path] = []
+    for d in as_settings(settings).rule_search_path:
+        out += [p for p in rule_files(d) if p not in out]
     return out
 
 
@@ -31,24 +38,45 @@ def _ensure_kinds() -> None:
         pass
 
 
-def example_cases() -> list[Case]:
-    _ensure_kinds()
+def _rules(settings: Optional[Settings] = None) -> RuleSet:
+    """The merged rule set under test (one per settings and thread; reloaded when files change)."""
+    settings = as_settings(settings if settings is not None else getattr(_local, "settings", None))
+    cache = getattr(_local, "rulesets", None)
+    if cache is None:
+        cache = _local.rulesets = {}
+    rs = cache.get(settings)
+    if rs is None:
+        _ensure_kinds()
+        rs = cache[settings] = RuleSet(settings=settings)
+    else:
+        rs.reload()
+    return rs
+
+
+def example_cases(settings: Optional[Settings] = None) -> list[Case]:
+    """Every example of the effective rules (an overlay rule replaces the shipped rule with its id)."""
+    rs = _rules(settings)
+    kinds: list[str] = []
+    for rf in rs._ordered():
+        if rf.kind not in kinds:
+            kinds.append(rf.kind)
     cases: list[Case] = []
-    for path in _rule_files():
-        rf = load_rule_file(path)
-        for rule in rf.rules:
-            rule["__file__"] = str(path)
+    for kind in kinds:
+        for rule in rs.get(kind):
             for ex in rule.get("examples") or []:
-                cases.append((rf.kind, rule, ex))
+                cases.append((kind, rule, ex))
     return cases
 
 
-@lru_cache(maxsize=1)
 def _qtype_rules():
     import regex
-    from .rules import RuleSet
-    rs = RuleSet()
-    return [(r, regex.compile(r["regex"])) for r in sorted(rs.get("question_type"), key=lambda r: -r["priority"])]
+    rs = _rules()
+    key = (id(rs), rs.version)
+    if getattr(_local, "qtype_key", None) != key:
+        _local.qtype = [(r, regex.compile(r["regex"]))
+                        for r in sorted(rs.get("question_type"), key=lambda r: -r["priority"])]
+        _local.qtype_key = key
+    return _local.qtype
 
 
 def _check_qtype(rule: dict, ex: dict) -> tuple[bool, Any]:
@@ -61,7 +89,7 @@ def _check_value_kind(rule: dict, ex: dict) -> tuple[bool, Any]:
     (``expect: null``: this rule must not)."""
     from .answer_kind import AnswerKindGrammar
     from .rules import RuleSet
-    ak = AnswerKindGrammar(RuleSet()).infer(ex["input"])
+    ak = AnswerKindGrammar(_rules()).infer(ex["input"])
     got = ak.kind if ak is not None and ak.rule_id == rule["id"] else None
     if ak is not None and ak.how == "share" and rule["value_kind"] != "percent":
         got = ak.kind if rule["value_kind"] == "money" and ex.get("expect") == "percent" else got
@@ -73,11 +101,10 @@ def _check_plan(rule: dict, ex: dict) -> tuple[bool, Any]:
     expected strategies."""
     import tempfile
     from .analyze import QueryAnalyzer
-    from .rules import RuleSet
     from .store import Store
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "plan.sqlite")
-        qtype = QueryAnalyzer(RuleSet(), store).run(ex["input"]).qtype
+        qtype = QueryAnalyzer(_rules(), store).run(ex["input"]).qtype
         store.close()
     got = [str(x) for x in rule["strategies"]] if qtype == rule["qtype"] else f"question type {qtype}"
     return got == list(strip_lines(ex.get("expect")) or []), got
@@ -104,7 +131,7 @@ def _check_lexicon(rule: dict, ex: dict) -> tuple[bool, Any]:
 def _check_dep(rule: dict, ex: dict) -> tuple[bool, Any]:
     from .syntax.parser import default_parser
     from .syntax.patterns import PatternSet, compile_rule
-    parser = default_parser()
+    parser = default_parser(_rules().config.parser_dir)
     pset = PatternSet([compile_rule(rule)], parser.nlp.vocab)
     doc = parser.parse(ex["input"]).doc
     got = "match" if any(rid == rule["id"] for rid, _ in pset.match(doc)) else "no_match"
@@ -130,7 +157,6 @@ def _check_prefilter_case(rule: dict, ex: dict) -> tuple[bool, Any]:
     from .analyze import QueryAnalyzer
     from .ingest.structure import DocBuilder
     from .prefilter import Prefilter
-    from .rules import RuleSet
     from .store import Store
     from .types import Document
 
@@ -143,7 +169,7 @@ def _check_prefilter_case(rule: dict, ex: dict) -> tuple[bool, Any]:
             builder.paragraph(text)
         doc.blocks = builder.blocks
         store.put_document(doc)
-        rules = RuleSet()
+        rules = _rules()
         query = QueryAnalyzer(rules, store).run(inp["question"])
         pre = Prefilter(store, rules)
         lex = pre._lexicon()
@@ -158,49 +184,147 @@ def _check_prefilter_case(rule: dict, ex: dict) -> tuple[bool, Any]:
 CHECKERS: dict[str, Callable[[dict, dict], tuple[bool, Any]]] = {
     "question_type": _check_qtype, "template": _check_template, "value_kind": _check_value_kind,
     "strategy_plan": _check_plan,
-    "spec": lambda rule, ex: __import__("pipeline.specs", fromlist=["check_spec"]).check_spec(rule, ex), "lexicon": _check_lexicon,
+    "spec": lambda rule, ex: __import__("pipeline.specs", fromlist=["check_spec"]).check_spec(
+        rule, ex, _rules().config), "lexicon": _check_lexicon,
     "dep_pattern": _check_dep, "collection_route": _check_route,
     "structure_hint": _check_hint, "prefilter_case": _check_prefilter_case,
 }
 
 
 def check_example(kind: str, rule: dict, ex: dict) -> tuple[bool, Any]:
-    """Run one example; returns (passed, what the rule produced)."""
+    """Run one example; returns (passed, what the rule produced). A kind without a checker fails."""
     checker = CHECKERS.get(kind)
     if checker is None:
-        return True, "no checker for this kind"
+        return False, f"no example checker for rule kind {kind!r}"
     return checker(rule, ex)
 
 
-def run_examples(verbose: bool = False, kinds: Optional[set[str]] = None) -> tuple[list[str], int]:
-    """All failing examples as E203 lines, and how many examples ran."""
-    failures = []
-    total = 0
-    for kind, rule, ex in example_cases():
+@dataclass
+class TestReport:
+    """What `rules test` did: failing examples (E203 lines), how many passed, kinds nobody can check."""
+
+    failures: list[str] = field(default_factory=list)
+    passed: int = 0
+    unchecked: list[str] = field(default_factory=list)  # W012 lines
+    broken: list[str] = field(default_factory=list)     # files that do not load (E201/E202/E208)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.failures or self.unchecked or self.broken) and self.passed > 0
+
+    def summary(self) -> str:
+        return (f"{self.passed} passed, {len(self.failures)} failed"
+                + (f", {len(self.unchecked)} rule kinds unchecked" if self.unchecked else "")
+                + (f", {len(self.broken)} files broken" if self.broken else ""))
+
+
+def run_rule_tests(settings: Optional[Settings] = None, verbose: bool = False,
+                   kinds: Optional[set[str]] = None) -> TestReport:
+    """Run every example of the configured rules; raises E205 when there are none."""
+    previous = getattr(_local, "settings", None)
+    _local.settings = settings  # the checkers compare against this merged rule set
+    try:
+        return _run_rule_tests(settings, verbose, kinds)
+    finally:
+        _local.settings = previous
+
+
+def _run_rule_tests(settings: Optional[Settings], verbose: bool, kinds: Optional[set[str]]) -> TestReport:
+    rep = TestReport()
+    cases = example_cases(settings)
+    rs = _rules(settings)
+    rep.broken = rs.error_lines()
+    if not cases:
+        raise LoopAgentError("E205", path=", ".join(str(d) for d in rs.dirs), origin="rules test (no examples)")
+    no_checker: dict[tuple[str, str], int] = {}
+    for kind, rule, ex in cases:
         if kinds and kind not in kinds:
             continue
-        total += 1
+        if kind not in CHECKERS:
+            k = (kind, rule.get("__file__", ""))
+            no_checker[k] = no_checker.get(k, 0) + 1
+            continue
         ok, got = check_example(kind, rule, ex)
         if not ok:
-            failures.append(str(LoopAgentError("E203", file=f"{rule.get('__file__', '')}:{ex.get('__line__', '')}",
-                                               rule_id=rule["id"], example=ex["input"],
-                                               expected=strip_lines(ex.get("expect")), got=got)))
-        elif verbose:
-            print(f"ok   {rule['id']}: {ex['input'][:30]}")
-    return failures, total
+            rep.failures.append(str(LoopAgentError("E203", file=f"{rule.get('__file__', '')}:{ex.get('__line__', '')}",
+                                                   rule_id=rule["id"], example=ex.get("input"),
+                                                   expected=strip_lines(ex.get("expect")), got=got)))
+        else:
+            rep.passed += 1
+            if verbose:
+                print(f"ok   {rule['id']}: {str(ex.get('input'))[:30]}")
+    rep.unchecked = [message("W012", file=f, kind=k, n=n) for (k, f), n in sorted(no_checker.items())]
+    return rep
 
 
-def lint() -> list[str]:
-    """Problems in rule files (syntax, schema, regexes), one coded line each."""
+def run_examples(verbose: bool = False, kinds: Optional[set[str]] = None,
+                 settings: Optional[Settings] = None) -> tuple[list[str], int]:
+    """All failing examples as E203 lines (unchecked kinds count as failures), and how many examples ran."""
+    rep = run_rule_tests(settings, verbose, kinds)
+    return rep.failures + rep.unchecked + rep.broken, rep.passed + len(rep.failures)
+
+
+def lint(settings: Optional[Settings] = None, warnings: bool = True) -> list[str]:
+    """Problems in rule files (syntax, schema, vocabularies, regexes, examples), one coded line each.
+
+    Errors are E… lines; with ``warnings`` also W007 (no examples) and W011 (a lexicon or synonym
+    term that jieba splits and no user dictionary keeps whole). Raises E205 when there is no rule file.
+    """
+    from .types import VALUE_KINDS
     _ensure_kinds()
-    problems = []
-    for path in _rule_files():
+    settings = as_settings(settings)
+    paths = _rule_files(settings)
+    if not paths:
+        raise LoopAgentError("E205", path=", ".join(str(d) for d in settings.rule_search_path),
+                             origin=settings.origins.get("rules", "shipped"))
+    problems: list[str] = []
+    terms: list[tuple[str, int, str, str]] = []  # (file, line, rule id, term)
+    for path in paths:
         try:
             rf = load_rule_file(path)
         except LoopAgentError as exc:
             problems.append(str(exc))
             continue
         for rule in rf.rules:
-            if not rule.get("examples") and rf.kind not in ("synonyms",):
-                problems.append(message("W007", file=str(path), line=rule.get("__line__"), rule_id=rule["id"]))
+            line, rid = rule.get("__line__"), rule["id"]
+            for ex in rule.get("examples") or []:
+                eline = ex.get("__line__", line) if isinstance(ex, dict) else line
+                if not isinstance(ex, dict) or "input" not in ex:
+                    problems.append(message("E201", file=str(path), line=eline, rule_id=rid,
+                                            problem="an example without 'input'", fix="write {input: ..., expect: ...}"))
+                    continue
+                unknown = [k for k in ex if k not in EXAMPLE_KEYS]
+                if unknown:
+                    problems.append(message("E201", file=str(path), line=eline, rule_id=rid,
+                                            problem=f"unknown example key(s) {', '.join(map(repr, unknown))}",
+                                            fix="an example has input, expect and an optional note"))
+                expect = ex.get("expect")
+                if rf.kind == "template" and isinstance(expect, dict) and "kind" in expect \
+                        and expect["kind"] not in VALUE_KINDS:
+                    problems.append(message("E201", file=str(path), line=eline, rule_id=rid,
+                                            problem=f"unknown value kind {expect['kind']!r}",
+                                            fix=f"use one of {', '.join(VALUE_KINDS)}"))
+            if warnings and not rule.get("examples") and rf.kind not in ("synonyms",):
+                problems.append(message("W007", file=str(path), line=line, rule_id=rid))
+            if rf.kind == "lexicon":
+                terms += [(str(path), line, rid, str(w)) for w in rule.get("words", [])]
+            elif rf.kind == "synonyms":
+                terms += [(str(path), line, rid, str(w)) for w in rule.get("user", []) + rule.get("doc", [])]
+    if warnings:
+        problems += split_terms(terms, settings)
     return problems
+
+
+def split_terms(terms: list[tuple[str, int, str, str]], settings: Settings) -> list[str]:
+    """W011 for each term the configured jieba splits although no user dictionary lists it."""
+    from . import tokenize
+    tokenize.configure(settings.user_dict_files(), settings.stopword_files())
+    known = set(tokenize.user_words())
+    out = []
+    for file, line, rid, term in terms:
+        if term in known or len(term) < 2:
+            continue
+        parts = tokenize.splits(term)
+        if len(parts) > 1:
+            out.append(message("W011", file=file, line=line, rule_id=rid, term=term, parts=" / ".join(parts)))
+    return out

@@ -20,31 +20,26 @@ register_schema("spec", {
 _CACHE: dict[str, Any] = {}
 
 
-def _kb(rule: dict):
+def _kb(rule: dict, config: Any = None):
     from .kb import KnowledgeBase
-    key = rule["id"] + "\0" + rule["document"]
+    key = rule["id"] + "\0" + rule["document"] + "\0" + repr(config)
     kb = _CACHE.get(key)
     if kb is None:
         tmp = Path(tempfile.mkdtemp(prefix="loopagent-spec-"))
         (tmp / "docs").mkdir()
         name = rule.get("title") or f"{rule['id']}.md"
         (tmp / "docs" / name).write_text(rule["document"], encoding="utf-8")
-        kb = KnowledgeBase(tmp / "spec.sqlite", audit=None) if _takes_audit() else KnowledgeBase(tmp / "spec.sqlite")
+        kb = KnowledgeBase(tmp / "spec.sqlite", audit_log=None, config=config)  # the rules under test
         kb.ingest([tmp / "docs"])
         _CACHE[key] = kb
     return kb
 
 
-def _takes_audit() -> bool:
-    import inspect
-    from .kb import KnowledgeBase
-    return "audit" in inspect.signature(KnowledgeBase.__init__).parameters
-
-
-def check_spec(rule: dict, ex: dict) -> tuple[bool, Any]:
-    """Ask the example's question over the rule's document; compare status, value fields and evidence."""
+def check_spec(rule: dict, ex: dict, config: Any = None) -> tuple[bool, Any]:
+    """Ask the example's question over the rule's document (with the rules of ``config``, a
+    pipeline.config.Settings; default: the shipped ones); compare status, value fields and evidence."""
     expect: dict = strip_lines(ex.get("expect")) or {}
-    ans = _kb(rule).ask(ex["input"]).to_dict()
+    ans = _kb(rule, config).ask(ex["input"]).to_dict()
     got = {"status": ans["status"], "value": ans.get("value"),
            "evidence": [e["text"] for e in ans.get("evidence") or []], "method": ans.get("method")}
     ok = ans["status"] == expect.get("status", "answered")

@@ -257,6 +257,33 @@ class Store:
         """Changes whenever this Store object writes (for caches keyed on store content)."""
         return self._generation
 
+    # --- meta values and re-indexing (the search tokens depend on the user dictionaries) ---------
+    def get_meta(self, key: str) -> Optional[str]:
+        row = self.conn().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._write_lock:
+            self.conn().execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def reindex(self) -> int:
+        """Re-tokenise every block's search entry with the current tokenizer, in one transaction; returns blocks."""
+        c = self.conn()
+        titles = {r[0]: index_tokens(r[1]) for r in c.execute("SELECT doc_id, title FROM documents")}
+        rows = [(r[0], index_tokens(r[1]), index_tokens(" ".join(json.loads(r[2]))), titles.get(r[3], ""))
+                for r in c.execute("SELECT rid, text, section, doc_id FROM blocks")]
+        with self._write_lock:
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                c.execute("DELETE FROM blocks_fts")
+                c.executemany("INSERT INTO blocks_fts(rowid, text, section, title) VALUES (?,?,?,?)", rows)
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+        self._generation += 1
+        return len(rows)
+
 
 def _j(value: Any) -> Optional[str]:
     return None if value is None else json.dumps(value, ensure_ascii=False)

@@ -1,7 +1,12 @@
-"""Word segmentation shared by the store (FTS5 index) and the stages: jieba with the project dictionaries.
+"""Word segmentation shared by the store (FTS5 index) and the stages: jieba with the configured dictionaries.
 
-One process-wide jieba Tokenizer, initialised lazily under a lock, with every
-``*.txt`` user dictionary in ``dictionaries/`` (jieba format: word [freq] [pos]).
+One process-wide jieba Tokenizer, built lazily under a lock, with the ``*.txt`` user
+dictionaries of the configured dictionary folders (jieba format: word [freq] [pos]).
+:func:`configure` (called by :class:`~pipeline.rules.RuleSet` on every reload) switches
+the files; when they or their modification times change the tokenizer is rebuilt on next
+use, so a new user word takes effect without a restart. Before any ``configure`` the
+shipped dictionaries apply. The tokenizer is per process (jieba's dictionary costs
+about 50 MB), so knowledge bases in one process share the last configured dictionaries.
 """
 from __future__ import annotations
 
@@ -12,32 +17,114 @@ from array import array
 from bisect import bisect_left
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
-DICT_DIR = Path(__file__).resolve().parent.parent / "dictionaries"
-_lock = threading.Lock()
+_lock = threading.RLock()
 _tokenizer = None
 _WORD = re.compile(r"[\w\u4e00-\u9fff]", re.U)
-_USER_DICT_SKIP = {"stopwords.txt"}
+_files: Optional[tuple[tuple[str, int], ...]] = None   # (path, mtime) of the user dictionaries in effect
+_stop_files: tuple[tuple[str, int], ...] = ()  # (path, mtime) of the stop-word files
+_index_words: Optional[frozenset[str]] = None
+_generation = 0
+
+
+def _key(paths: Sequence[Path]) -> tuple[tuple[str, int], ...]:
+    out = []
+    for p in paths:
+        try:
+            out.append((str(p), Path(p).stat().st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(out)
+
+
+def _default_files() -> tuple[list[Path], list[Path]]:
+    from .config import Settings
+    s = Settings.default()
+    return s.user_dict_files(), s.stopword_files()
+
+
+def configure(user_dicts: Sequence[Path], stopword_files: Sequence[Path] = ()) -> bool:
+    """Use these jieba user dictionaries and stop-word files from now on.
+
+    Returns True when they differ (files or modification times) from the ones in effect
+    before; the tokenizer is then rebuilt on next use.
+    """
+    global _files, _stop_files, _tokenizer, _index_words, _generation
+    key = _key(user_dicts)
+    stops = _key(stopword_files)
+    with _lock:
+        if key == _files and stops == _stop_files:
+            return False
+        first = _files is None
+        _files, _stop_files = key, stops
+        _tokenizer = None
+        _index_words = None
+        _cut_cached.cache_clear()
+        stopwords.cache_clear()
+        _generation += 1
+        return not first
+
+
+def generation() -> int:
+    """Bumped whenever the dictionaries in effect change."""
+    return _generation
+
+
+def user_words(paths: Optional[Sequence[Path]] = None) -> list[str]:
+    """The words (first field of each line) of jieba user dictionaries; comments start with #."""
+    if paths is None:
+        paths = [Path(p) for p, _ in (_files or _key(_default_files()[0]))]
+    out = []
+    for p in paths:
+        try:
+            text = Path(p).read_text(encoding="utf-8")
+        except OSError:
+            continue
+        out += [l.split()[0] for l in text.splitlines() if l.strip() and not l.lstrip().startswith("#")]
+    return out
 
 
 def get_tokenizer(dict_dir: Optional[Path] = None):
-    """The shared jieba.Tokenizer with the user dictionaries loaded (thread-safe, once per process)."""
-    global _tokenizer
-    if _tokenizer is not None:
-        return _tokenizer
+    """The shared jieba.Tokenizer with the user dictionaries loaded (thread-safe, rebuilt after a change).
+
+    ``dict_dir`` (for old callers) configures the ``*.txt`` files of that folder first.
+    """
+    global _tokenizer, _index_words
+    if dict_dir is not None:
+        configure([p for p in sorted(Path(dict_dir).glob("*.txt")) if p.name != "stopwords.txt"],
+                  [Path(dict_dir) / "stopwords.txt"])
+    tok = _tokenizer
+    if tok is not None:
+        return tok
     with _lock:
         if _tokenizer is None:
             import jieba
 
+            if _files is None:
+                configure(*_default_files())
             jieba.setLogLevel(logging.WARNING)
             tok = jieba.Tokenizer()
             tok.initialize()
-            for f in sorted((dict_dir or DICT_DIR).glob("*.txt")):
-                if f.name not in _USER_DICT_SKIP:
-                    tok.load_userdict(str(f))
+            paths = [p for p, _ in _files or ()]
+            words = set(user_words(paths))
+            # the user words jieba alone would split: these are the ones that change the index
+            _index_words = frozenset(w for w in words if tok.lcut(w, HMM=False) != [w])
+            for f in paths:
+                tok.load_userdict(f)
             _tokenizer = tok
     return _tokenizer
+
+
+def index_words() -> frozenset[str]:
+    """User-dictionary words that jieba without them would split (they decide how documents are indexed)."""
+    get_tokenizer()
+    return _index_words or frozenset()
+
+
+def splits(word: str) -> list[str]:
+    """How the current tokenizer segments ``word`` (one element when it is kept whole)."""
+    return get_tokenizer().lcut(word, HMM=False)
 
 
 @lru_cache(maxsize=4096)
@@ -48,7 +135,6 @@ def _cut_cached(text: str) -> tuple[str, ...]:
 def cut(text: str) -> list[str]:
     """Segment ``text`` into words (punctuation and spaces kept as tokens)."""
     return list(_cut_cached(text))
-
 
 
 def index_tokens(text: str) -> str:
@@ -65,12 +151,14 @@ def is_word(token: str) -> bool:
 
 @lru_cache(maxsize=1)
 def stopwords() -> frozenset[str]:
-    """Stop words from dictionaries/stopwords.txt (comments with #)."""
-    path = DICT_DIR / "stopwords.txt"
-    if not path.exists():
-        return frozenset()
-    return frozenset(l.strip() for l in path.read_text(encoding="utf-8").splitlines()
-                     if l.strip() and not l.startswith("#"))
+    """Stop words from the stopwords.txt of the dictionary folders (comments with #)."""
+    files = [Path(p) for p, _ in _stop_files] if _files is not None else _default_files()[1]
+    out: set[str] = set()
+    for path in files:
+        if path.exists():
+            out |= {l.strip() for l in path.read_text(encoding="utf-8").splitlines()
+                    if l.strip() and not l.startswith("#")}
+    return frozenset(out)
 
 
 _pos_lock = threading.Lock()

@@ -6,14 +6,60 @@ JSON shape of :class:`Answer` is the public contract.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, TypedDict, Union
 
 BlockType = Literal["heading", "paragraph", "clause", "list_item", "table", "note"]
-Status = Literal["answered", "not_found", "navigation"]
+Status = Literal["answered", "not_found", "ambiguous", "navigation", "error"]  # DESIGN.md, "The answer object"
 ValueKind = Literal["count", "number", "money", "duration", "date", "boolean", "range", "list", "text"]
 
 BLOCK_TYPES: tuple[str, ...] = ("heading", "paragraph", "clause", "list_item", "table", "note")
 VALUE_KINDS: tuple[str, ...] = ("count", "number", "money", "duration", "date", "boolean", "range", "list", "text")
+# the question types rules may name (question_types.yaml `type`, templates' and hints' `types`)
+QUESTION_TYPES: tuple[str, ...] = ("count", "number", "money", "duration", "date", "yesno", "list", "condition",
+                                   "exception", "definition", "who", "procedure", "compare", "open", "multihop",
+                                   "table", "code")
+
+
+# --- the typed shapes of Answer.value (one per value kind; JSON-compatible dicts) -------------------
+class QuantityValue(TypedDict, total=False):
+    """count / number / money / duration: ``number`` in ``unit`` (money in 元, durations 日/月/年/…)."""
+
+    kind: Literal["count", "number", "money", "duration"]
+    number: float
+    unit: str
+    items: list[str]   # count: the enumerated items, when the count comes from a list
+
+
+class DateValue(TypedDict, total=False):
+    kind: Literal["date"]
+    iso: str          # YYYY-MM-DD (or YYYY-MM / YYYY when the document is that precise)
+    text: str
+
+
+class BooleanValue(TypedDict):
+    kind: Literal["boolean"]
+    value: bool
+
+
+class RangeValue(TypedDict, total=False):
+    kind: Literal["range"]
+    min: Optional[float]
+    max: Optional[float]
+    unit: str
+
+
+class ListValue(TypedDict, total=False):
+    kind: Literal["list"]
+    items: list[Any]   # strings, or the alternatives of an ``ambiguous`` answer
+
+
+class TextValue(TypedDict, total=False):
+    kind: Literal["text"]
+    text: str
+    term: str          # definition: the term defined
+
+
+Value = Union[QuantityValue, DateValue, BooleanValue, RangeValue, ListValue, TextValue]
 
 
 @dataclass
@@ -100,9 +146,9 @@ class Answer:
     """The result of ``ask``; ``to_dict()`` is the JSON every interface prints."""
 
     question: str
-    status: str = "not_found"
+    status: str = "not_found"        # one of Status
     answer: str = ""
-    value: Optional[dict[str, Any]] = None
+    value: Optional[Value] = None     # a dict of one of the Value shapes; kind is one of VALUE_KINDS
     evidence: list[Evidence] = field(default_factory=list)
     method: str = ""
     confidence: float = 0.0

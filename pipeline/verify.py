@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Optional
 
 from .anchors import coverage
+from .config import shipped_dir
 from .errors import LoopAgentError
 from .numbers import canonical_unit
 from .types import Query
 
-ROOT = Path(__file__).resolve().parent.parent
-WEIGHTS = ROOT / "models" / "verifier" / "weights.json"
+WEIGHTS = shipped_dir("models") / "verifier" / "weights.json"  # in the checkout or the wheel (pipeline/_data)
 
 # feature name -> how the reasoning names it (Chinese, for the decisive features)
 FEATURES: dict[str, str] = {

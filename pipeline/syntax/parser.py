@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..errors import LoopAgentError
+from pathlib import Path
+
 from .segment import PARSER_DIR, Segmenter
 
 BUILTIN = "builtin"
-BUILTIN_DIR = PARSER_DIR / "zh_loopagent_parser"
+BUILTIN_DIR = PARSER_DIR / "zh_loopagent_parser"  # the shipped default; Parser(parser_dir=...) overrides
 
 
 @dataclass
@@ -69,9 +71,11 @@ class Parser:
     its labels are not UD, so UD-written patterns match less).
     """
 
-    def __init__(self, model: str = BUILTIN, segmenter: str = "pkuseg", cache_size: int = 5000) -> None:
+    def __init__(self, model: str = BUILTIN, segmenter: str = "pkuseg", cache_size: int = 5000,
+                 parser_dir: Optional[Path] = None) -> None:
         self.model = model
-        self.segmenter = Segmenter(segmenter)
+        self.parser_dir = Path(parser_dir) if parser_dir else PARSER_DIR
+        self.segmenter = Segmenter(segmenter, self.parser_dir)
         self.cache_size = cache_size
         self._nlp: Any = None
         self._lock = threading.RLock()
@@ -99,7 +103,7 @@ class Parser:
             import spacy
 
         t0 = time.perf_counter()
-        target = BUILTIN_DIR if self.model == BUILTIN else self.model
+        target = self.parser_dir / "zh_loopagent_parser" if self.model == BUILTIN else self.model
         try:
             nlp = spacy.load(target, exclude=["senter", "ner"])
         except OSError as exc:
@@ -168,15 +172,17 @@ class Parser:
         return Parsed(text, _slim(doc), [(s, e) for _, s, e in spans])
 
 
-_default: Optional[Parser] = None
+_defaults: dict[str, Parser] = {}
 _default_lock = threading.Lock()
 
 
-def default_parser() -> Parser:
-    """The process-wide parser with default settings."""
-    global _default
-    if _default is None:
+def default_parser(parser_dir: Optional[Path] = None) -> Parser:
+    """The process-wide parser with default settings (one per parser folder)."""
+    key = str(parser_dir or PARSER_DIR)
+    p = _defaults.get(key)
+    if p is None:
         with _default_lock:
-            if _default is None:
-                _default = Parser()
-    return _default
+            p = _defaults.get(key)
+            if p is None:
+                p = _defaults[key] = Parser(parser_dir=parser_dir)
+    return p

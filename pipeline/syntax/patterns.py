@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..errors import LoopAgentError
-from ..rules import RULES_DIR, Field, load_rule_file, register_schema, strip_lines
+from ..config import shipped_dir
+from ..rules import Field, load_rule_file, register_schema, strip_lines
 
-DEFAULT_FILE = RULES_DIR / "dep_patterns.yaml"
+DEFAULT_FILE = shipped_dir("rules") / "dep_patterns.yaml"  # the shipped file; stages read the RuleSet
 QTYPES = ("count", "number", "money", "duration", "date", "yesno", "list", "condition", "exception",
           "definition", "who", "procedure", "compare", "open", "any")
 DEP_OPS = (">", "<", ">>", "<<", ".", ".*", ";", ";*", "$+", "$-", "$++", "$--",

@@ -16,15 +16,12 @@ import threading
 from pathlib import Path
 from typing import Callable, Optional
 
+from ..config import shipped_dir
 from ..errors import LoopAgentError, message
 
 log = logging.getLogger("loopagent.syntax")
 
-ROOT = Path(__file__).resolve().parents[2]
-PARSER_DIR = ROOT / "models" / "parser"
-PKUSEG_DIR = PARSER_DIR / "pkuseg"
-PKUSEG_WORDS = PARSER_DIR / "pkuseg_words.txt"
-DICT_DIR = ROOT / "dictionaries"
+PARSER_DIR = shipped_dir("models") / "parser"  # the shipped default; Segmenter/Parser take parser_dir=
 SEGMENTERS = ("pkuseg", "jieba")
 
 Span = tuple[str, int, int]
@@ -52,28 +49,12 @@ def ud_split(word: str) -> list[str]:
     return [word]
 
 
-def _pkuseg_words() -> list[str]:
+def _pkuseg_words(path: Path) -> list[str]:
     """Words the pkuseg segmenter must keep whole (legal function words, UD style)."""
-    if not PKUSEG_WORDS.exists():
+    if not path.exists():
         return []
-    return [l.split()[0] for l in PKUSEG_WORDS.read_text(encoding="utf-8").splitlines()
+    return [l.split()[0] for l in path.read_text(encoding="utf-8").splitlines()
             if l.strip() and not l.startswith("#")]
-
-
-def _jieba_with(dicts: list[Path]) -> Callable[[str], list[str]]:
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    tok = jieba.Tokenizer()
-    tok.initialize()
-    for d in dicts:
-        if d.exists():
-            tok.load_userdict(str(d))
-    return lambda text: tok.lcut(text, HMM=True)
-
-
-def _project_dicts() -> list[Path]:
-    return [p for p in sorted(DICT_DIR.glob("*.txt")) if p.name != "stopwords.txt"]
 
 
 class Segmenter:
@@ -83,35 +64,34 @@ class Segmenter:
     [('试用期', 0, 3), ('不得超过', 3, 7)]
     """
 
-    def __init__(self, name: str = "pkuseg") -> None:
+    def __init__(self, name: str = "pkuseg", parser_dir: Optional[Path] = None) -> None:
         if name not in SEGMENTERS:
             raise LoopAgentError("E303", name="syntax.segmenter", value=name, why="unknown segmenter",
                                  allowed=", ".join(SEGMENTERS))
         self.name = name
+        self.parser_dir = Path(parser_dir) if parser_dir else PARSER_DIR
         self._cut: Optional[Callable[[str], list[str]]] = None
         self._lock = threading.Lock()
 
     def _build(self) -> Callable[[str], list[str]]:
         if self.name == "jieba":
-            try:  # the lead's shared tokenizer, when present, so stage 1 and 2 agree exactly
-                from ..tokenize import cut
-                return cut
-            except ImportError:
-                return _jieba_with(_project_dicts())
+            from ..tokenize import cut  # stage 1's tokenizer (configured dictionaries): stages 1 and 2 agree
+            return cut
         try:
             import spacy_pkuseg
         except ImportError as exc:  # keep stage 2 working, with the parser's accuracy reduced
             log.warning(message("W201", detail=str(exc)))
             self.name = "jieba"
             return self._build()
-        if not PKUSEG_DIR.exists():
+        pkuseg_dir = self.parser_dir / "pkuseg"
+        if not pkuseg_dir.exists():
             raise LoopAgentError("E303", name="syntax.segmenter", value=self.name,
-                                 why=f"no pkuseg model at {PKUSEG_DIR} (scripts/train_parser.py pkuseg)",
+                                 why=f"no pkuseg model at {pkuseg_dir} (scripts/train_parser.py pkuseg)",
                                  allowed=", ".join(SEGMENTERS))
         # user_dict=None keeps pkuseg's own (non-UD) default dictionary out; ours goes in
         # through the preprocessor, which forces those words whole.
-        seg = spacy_pkuseg.pkuseg(str(PKUSEG_DIR), user_dict=None)
-        seg.preprocesser = spacy_pkuseg.Preprocesser(_pkuseg_words())
+        seg = spacy_pkuseg.pkuseg(str(pkuseg_dir), user_dict=None)
+        seg.preprocesser = spacy_pkuseg.Preprocesser(_pkuseg_words(self.parser_dir / "pkuseg_words.txt"))
         return lambda text: [p for w in seg.cut(text) for p in ud_split(w)]
 
     def words(self, text: str) -> list[str]:

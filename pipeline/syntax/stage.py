@@ -24,7 +24,7 @@ from typing import Any, Optional
 from ..errors import LoopAgentError, message
 from ..types import Anchor, Candidate, Query, Sentence
 from .parser import BUILTIN, Parser
-from .patterns import DEFAULT_FILE, PatternSet, load_patterns
+from .patterns import PatternSet, compile_rule, load_patterns
 
 log = logging.getLogger("loopagent.syntax")
 
@@ -38,7 +38,7 @@ class SyntaxSettings:
 
     model: str = BUILTIN              # "builtin" (shipped UD parser), a path, or e.g. "zh_core_web_sm"
     segmenter: str = "pkuseg"         # pkuseg (trained on UD words) | jieba (stage-1 tokenizer)
-    patterns_file: str = str(DEFAULT_FILE)
+    patterns_file: str = ""           # one dep-pattern file; "" = the dep_pattern rules of the RuleSet
     max_parse: int = 8                # sentences parsed per call (best by lexical score)
     max_chars: int = 200              # longer sentences use the POS-window fallback
     synonym_weight: float = 0.6       # a synonym counts this much of its term's weight
@@ -81,9 +81,12 @@ class _Scored:
 class SyntaxStage:
     """Stage 2 (see module docstring). Thread-safe; the parser and patterns load on first use."""
 
-    def __init__(self, settings: Optional[SyntaxSettings] = None, parser: Optional[Parser] = None) -> None:
+    def __init__(self, settings: Optional[SyntaxSettings] = None, parser: Optional[Parser] = None,
+                 rules: Any = None) -> None:
         self.settings = settings or SyntaxSettings()
-        self.parser = parser or Parser(self.settings.model, self.settings.segmenter)
+        self.rules = rules  # a pipeline.rules.RuleSet (its dep_pattern rules, overlays and hot reload); built lazily
+        parser_dir = rules.config.parser_dir if rules is not None else None
+        self.parser = parser or Parser(self.settings.model, self.settings.segmenter, parser_dir=parser_dir)
         self._lock = threading.Lock()
         self._patterns: Optional[PatternSet] = None
         self._patterns_mtime: Optional[int] = None
@@ -95,6 +98,8 @@ class SyntaxStage:
     # --- patterns (hot reload: a broken file keeps the previous patterns) ---------
     @property
     def patterns(self) -> PatternSet:
+        if not self.settings.patterns_file:
+            return self._rule_patterns()
         path = Path(self.settings.patterns_file)
         try:
             mtime = path.stat().st_mtime_ns
@@ -118,6 +123,24 @@ class SyntaxStage:
                         self.last_error = str(exc)
                         log.warning("%s (previous patterns stay active)", exc)
                     self._patterns_mtime = mtime
+        return self._patterns  # type: ignore[return-value]
+
+    def _rule_patterns(self) -> PatternSet:
+        """The dep_pattern rules of the RuleSet, recompiled when its version changes (it keeps last good files)."""
+        if self.rules is None:
+            from ..rules import RuleSet
+            self.rules = RuleSet()
+        version = self.rules.version
+        if self._patterns is None or version != self._patterns_mtime:
+            with self._lock:
+                if self._patterns is None or version != self._patterns_mtime:
+                    rules = self.rules.get("dep_pattern")
+                    if not rules:
+                        log.warning(message("W005", path=", ".join(str(d) for d in self.rules.dirs)))
+                    pats = [compile_rule(r, r.get("__file__", "")) for r in rules]
+                    max_tokens = int(self.rules.settings("dep_pattern").get("max_tokens", 80))
+                    self._patterns = PatternSet(pats, self.parser.nlp.vocab, max_tokens=max_tokens)
+                    self._patterns_mtime = version
         return self._patterns  # type: ignore[return-value]
 
     def warm_up(self) -> float:
