@@ -53,6 +53,7 @@ _ASK_WORDS = {"几", "多少", "多久", "多长", "最长", "最短", "最多",
               "修订版", "修正版", "变化", "不同", "区别", "差异", "有何", "前后", "新旧", "对比", "相比", "每年", "每月", "每天", "每日", "每次", "以上", "以下", "不满", "已满", "满", "不足", "超过", "一共", "总共", "合计", "多大", "多远", "最大", "最小", "例外", "按规定", "按照规定", "根据规定", "依规定", "有关规定", "还能", "还会", "之前", "以前", "以后", "之后"}
 _QUOTED = re.compile(r"[“\"「『]([^”\"」』]{2,30})[”\"」』]")
 _BOOK = re.compile(r"《([^》]{2,60})》")
+_IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{1,8}[0-9][A-Za-z0-9]*(?![A-Za-z0-9_])")  # CH9141, X200, RS485
 VALIDITY = re.compile(r"(还|是否|仍然?|现在|目前|依然).{0,4}(有效|适用|施行)|失效|废止|作废")
 _ARTICLE = regex.compile(r"第([零〇一二两三四五六七八九十百千\d]+)条")
 # question words, quantities and fillers that jieba leaves as tokens (几个, 两年, 能休, 30个)
@@ -201,6 +202,9 @@ class QueryAnalyzer:
         if attr and not (attr in _TIME_ATTRS and q.qtype in ("duration", "date")):
             # 对学历有什么要求: the evidence must speak of 学历 (在期限上有什么规定 asks for the deadline itself)
             q.constraints["asked_attribute"] = attr
+        idents = [m for m in _IDENT.findall(question) if len(m) >= 4]
+        if idents:
+            q.constraints["identifiers"] = idents  # model and product numbers: the answer's document must name them
         quoted = _QUOTED.findall(question)
         if quoted:
             q.entities.extend(quoted)

@@ -168,7 +168,7 @@ def _b_definition(g: dict) -> Optional[dict]:
     return {"kind": "text", "text": body, "term": (g.get("term") or "").strip()} if body else None
 
 
-_BAD_AGENT = re.compile(r"^(并|并且|应当|可以|由|其|和|以及|或者|不|未|没有)|[的地]$|"
+_BAD_AGENT = re.compile(r"^(并|并且|应当|可以|由|其|和|以及|或者|不|未|没有|负责|组织|指导|协调|做好|加强|开展|实施|制定)|[的地]$|"
                         r"贯彻|坚持|实行|遵循|方针|原则|按照|依照|根据")
 
 

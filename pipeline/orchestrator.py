@@ -189,6 +189,10 @@ class Orchestrator:
         missing = [e for e in quoted if e not in text and e not in context]
         if attr and not any(w in full or w in context for w in [attr] + query.expansions.get(attr, [])):
             missing.append(attr)  # 对学历有什么要求: the evidence speaks of 学历 or 文化程度
+        idents = query.constraints.get("identifiers") or []
+        if idents:  # a model or product number the question names (CH9141, X200) must be the evidence's document's
+            where = (full + context + "".join(t + s for _, _, t, s in found.evidence)).lower()
+            missing += [i for i in idents if i.lower() not in where]
         unmet = [g["text"] for g in _qualifying_figures(query) if not _figure_met(g, ev_text)]
         if unmet and found.method.startswith(("template:", "strategy:")):
             # 累积记分满12分的驾驶人…: a provision that never speaks of 12分 does not answer for that driver

@@ -64,3 +64,17 @@ def test_analyzer_refines_an_open_question(tmp_path):
     q2 = QueryAnalyzer(RuleSet(), store).run("罚款是工资的多少倍？按什么天数折算？")
     assert "value_kind" not in q2.constraints
     store.close()
+
+
+def test_a_named_model_number_must_be_the_evidence_documents(tmp_path):
+    from pipeline import KnowledgeBase
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "KX200模块手册.md").write_text("# KX200模块手册\n\n## 电气参数\n\nKX200模块供电电压为3.3V。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("KX200模块的供电电压是多少？")
+    assert a.status == "answered" and a.value == {"kind": "number", "number": 3.3, "unit": "V"}
+    b = kb.ask("KX300模块的供电电压是多少？")  # another model: this manual does not answer for it
+    assert b.status == "not_found"
+    assert any("KX300" in r for r in b.reasoning)
