@@ -18,7 +18,7 @@ import regex
 from .numbers import canonical_unit
 from .rules import Field, RuleSet, register_schema
 
-VALUE_KINDS = ("percent", "multiple", "money", "duration", "time", "measure", "age", "headcount", "code", "date", "agent")
+VALUE_KINDS = ("percent", "multiple", "money", "duration", "time", "quantity", "measure", "age", "headcount", "code", "date", "agent")
 _QTYPES = ("count", "number", "money", "duration", "date", "who", "code", "list")
 
 register_schema("value_kind", {
