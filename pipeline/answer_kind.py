@@ -143,7 +143,7 @@ class AnswerKindGrammar:
                 if m.start() >= b:  # 什么费率: the noun follows the interrogative
                     gap, how = m.start() - b, "after"
                     limit = self.after_gap
-                elif m.end() <= a and r.get("link") != "after":  # 电压应设为多少: the noun precedes it
+                elif m.end() <= a and (r.get("link") != "after" or text[m.end():a] in ("是", "为")):  # 电压应设为多少
                     gap, how = a - m.end(), "before"
                     limit = self.before_gap
                     if self._before_rx is not None and not self._before_rx.match(text[m.end():a]):

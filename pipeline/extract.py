@@ -925,10 +925,13 @@ class Extractor:
 
     @strategy("who")
     def _s_who(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        kind, focus = query.constraints.get("value_kind"), query.constraints.get("focus")
         for t in self.templates():
-            if "who" not in t.types:
+            if "who" not in t.types or (t.value_kinds and kind not in t.value_kinds):
                 continue
             for value, span in t.apply(anchor.sentence.text):
+                if t.value_kinds and focus and not value["text"].endswith(focus):
+                    continue  # 哪家法院: a named organisation of the asked kind (…地方法院), not any name
                 clause = _clause_at(anchor.sentence.text, span)
                 return Found(value=value, answer=clause if len(clause) < 80 else value["text"],
                              method=f"template:{t.id}", anchor=anchor, evidence=[self._ev(anchor)], score=0.7,
