@@ -68,6 +68,7 @@ _ASKING = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪|什么|
 # 什么故障 / 哪个部门 / 哪些情形: the noun names the kind of thing asked for, which the answer need not repeat
 _CATEGORY = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪一类|哪一种|何种)([\u4e00-\u9fff]{2,6})")
 CATEGORY_WEIGHT = 0.3
+SITUATION_WEIGHT = 0.3  # words of the asker's situation that no document uses
 _CLAUSE = re.compile(r"[，,；;：:。？?！!]")
 _ANAPHORA = re.compile(r"^(为什么|那|这|它|其|该|此|上述|那么|还有|另外|如果)|为什么是|[的呢]呢?[？?]?$|呢[？?]?$")
 
@@ -241,6 +242,10 @@ class QueryAnalyzer:
                 terms.append(user)
         q.weights, df = self._idf(terms, q.expansions)
         q.constraints["synonym_weight"] = self._syn_weight  # dictionaries/synonyms.yaml `weight`
+        if asked and SITUATION_WEIGHT < 1:
+            for t in q.weights:  # the asker's situation (一口气请个长假出去旅行，…) says less than what is asked
+                if t not in asked and df.get(t.lower(), 0) == 0:
+                    q.weights[t] = round(q.weights[t] * SITUATION_WEIGHT, 3)
         for e in q.entities:  # quoted terms are what the question is about…
             if df.get(e.lower(), 0) == 0 and len(e) > 4 and e in q.weights:
                 del q.weights[e]  # …unless it is the asker's own phrase (“验收合格再付款”): its words count instead
