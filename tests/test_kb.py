@@ -174,7 +174,8 @@ def test_situational_question_is_answered_when_the_asking_clause_is_covered(exam
     assert a.status == "answered", a.reasoning
     assert a.value == value
     assert a.evidence[0].section[-1] == clause
-    assert any(r.startswith("抽取：情境式提问") for r in a.reasoning)
+    # the situation's own words weigh little, so the bar is met outright or through the asking clause
+    assert any(r.startswith(("抽取：情境式提问", "抽取：证据覆盖率")) for r in a.reasoning)
 
 
 def test_situational_words_no_document_uses_weigh_little(example_kb):
