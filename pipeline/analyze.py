@@ -69,6 +69,7 @@ _ASKING = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪|什么|
 _CATEGORY = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪一类|哪一种|何种)([\u4e00-\u9fff]{2,6})")
 CATEGORY_WEIGHT = 0.3
 SITUATION_WEIGHT = 0.3  # words of the asker's situation that no document uses
+_VALUE_ASK = re.compile(r"几|多少|多久|多长|多大|多高|多远|什么|哪|谁|何时|怎么|如何")
 _CLAUSE = re.compile(r"[，,；;：:。？?！!]")
 _ANAPHORA = re.compile(r"^(为什么|那|这|它|其|该|此|上述|那么|还有|另外|如果)|为什么是|[的呢]呢?[？?]?$|呢[？?]?$")
 
@@ -370,9 +371,13 @@ def asked_clause(question: str) -> Optional[str]:
     租客搬走时押金被扣，房东迟迟不肯退还，租客最迟要在几天以内提出异议？ →
     租客最迟要在几天以内提出异议. None for a one-clause question or when no clause asks.
     """
+    asks = [a for a in re.split(r"[？?]", strip_asides(question, "")) if a.strip() and _ASKING.search(a)]
+    several = len(asks) > 1
+    if several:  # 最少得有几个人？要不要亮证？ / 有要求吗？最少几个人？: an ask for a value (the last one) is
+        question = next((a for a in reversed(asks) if _VALUE_ASK.search(a)), asks[-1])  # the question, not 吗
     clauses = [c.strip() for c in _CLAUSE.split(strip_asides(question, "")) if c.strip()]
     if len(clauses) < 2:
-        return None
+        return clauses[0] if several and clauses else None
     asking = [c for c in clauses if _ASKING.search(c)]
     return asking[-1] if asking else None
 
