@@ -20,6 +20,7 @@ from .orchestrator import AskSettings, Orchestrator
 from .rules import RuleSet
 from .store import Store
 from .types import Answer, Block
+from .validate import clean_question
 
 DEFAULT_DB = "loopagent.sqlite"
 INDEX_WORDS_KEY = "index_user_words"  # store meta: the user words that decided the search tokens
@@ -218,11 +219,9 @@ class KnowledgeBase:
         for name, value in (("session", session), ("collection", collection)):
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"{name} must be str or None, not {type(value).__name__}")
-        if not question or not question.strip():
-            raise LoopAgentError("E301")
-        if len(question) > self.config.max_question_chars:
-            raise LoopAgentError("E304", length=len(question), limit=self.config.max_question_chars)
-        answer = self.orchestrator.ask(question.strip(), qid=id, session=session, trace=trace, collection=collection)
+        # NFKC, invisible and control characters removed, surrogates replaced; E301 empty, E304 too long
+        question = clean_question(question, self.config.max_question_chars)
+        answer = self.orchestrator.ask(question, qid=id, session=session, trace=trace, collection=collection)
         self._check_index()  # after the orchestrator's reload: warns (W010) when user words changed the tokens
         return answer
 
