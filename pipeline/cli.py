@@ -240,8 +240,16 @@ def cmd_show(args) -> int:
         if not Path(pdf).exists():
             print(message("E001", path=pdf), file=sys.stderr)
             return 1
+        from .ingest.pdf import quiet_pdfminer
+        target = Path(args.image)
+        if target.is_symlink() and not args.force:
+            raise LoopAgentError("E017", path=str(target))
         cited = args.highlight or _cited_sentence(args.db, args.audit, args.block_id, args.trace) or b.text
-        out = render_evidence(Path(pdf), b.page_start, b.bbox, cited, Path(args.image))
+        with quiet_pdfminer() as tally:
+            out = render_evidence(Path(pdf), b.page_start, b.bbox, cited, target)
+        note = tally.summary(Path(pdf))
+        if note:
+            print(terminal_safe(note), file=sys.stderr)
         print(out)
         return 0
     d = b.to_dict()
@@ -345,6 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--highlight", help="text to highlight on the page image (default: the sentence an answer cited)")
     sp.add_argument("--trace", metavar="TRACE_ID", help="highlight what the answer with this trace id cited")
     sp.add_argument("--audit", help="audit log to read the cited sentence from (default: next to the db)")
+    sp.add_argument("--force", action="store_true", help="write the image even through a symbolic link")
     sp.set_defaults(func=cmd_show)
 
     sp = sub.add_parser("rules", help="check rules: `rules test` runs every rule's examples, `rules lint` validates")

@@ -31,7 +31,7 @@ class Messages:
             "Re-export the file (it may be damaged), or raise IngestLimits.file_seconds.")
     E013 = ("{path} is not a {expected} file (its content looks like {found}). Rename it to its real type, "
             "or re-export it.")
-    E014 = ("{path} and {other} both map to the source name {source!r} in collection {collection!r}; {path} was "
+    E014 = ("{path} and {other} both map to the source name {source!r} and no longer name is free; {path} was "
             "not ingested, so neither overwrites the other. Ingest them from a common parent folder, or rename one.")
     E015 = ("{path} is a symbolic link to {target}, outside the ingest root {root}; it was skipped. "
             "Pass --follow-symlinks to ingest linked files outside the root.")
@@ -104,6 +104,8 @@ class Messages:
     W015 = ("Could not write the audit record to {path} ({detail}); the answer itself is intact. Fix the path "
             "or pass --audit - to disable the log.")
     W016 = "HTML in {path} nests deeper than {limit} levels; deeper elements were read as plain text."
+    W017 = ("The source name {source!r} belongs to another file ({other}); {path} is stored as {new!r}, "
+            "so neither overwrites the other.")
     W005 = "No rules loaded from {path}: every question will fall back to recall only."
     W010 = ("The user dictionary changed since {db} was indexed ({words}): documents are now segmented "
             "differently. Run `loopagent reindex --db {db}` so search uses the new words.")
