@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Optional
@@ -12,6 +13,7 @@ from . import __version__
 from .config import Settings
 from .errors import LoopAgentError, message
 from .kb import KnowledgeBase, default_db
+from .store import store_error
 from .validate import line_id, optional_str, quote_path, terminal_safe
 
 
@@ -38,7 +40,8 @@ def cmd_ingest(args) -> int:
         n = kb.remove(args.paths)
         print(f"removed {n} of {len(args.paths)} documents")
         return 0 if n else 1
-    rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password)
+    rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password,
+                    follow_symlinks=args.follow_symlinks)
     for line in rep.lines:
         print(terminal_safe(line), file=sys.stderr)  # one coded line each: a file name cannot start another
     for source, score in sorted(rep.maturity.items()):
@@ -259,6 +262,22 @@ def cmd_show(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    """Integrity of a store: SQLite's quick_check, the schema version and the FTS index size."""
+    kb = KnowledgeBase(args.db, create=False, audit_log=None)
+    c = kb.store.conn()
+    problems = [r[0] for r in c.execute("PRAGMA quick_check").fetchall() if r[0] != "ok"]
+    st = kb.store.stats()
+    n_fts = c.execute("SELECT count(*) FROM blocks_fts").fetchone()[0]
+    if n_fts != st["blocks"]:
+        problems.append(f"the search index has {n_fts} rows for {st['blocks']} blocks")
+    for p in problems:
+        print(message("E108", db=args.db, detail=p))
+    print(f"{args.db}: {st['documents']} documents, {st['blocks']} blocks; "
+          + ("ok" if not problems else f"{len(problems)} problems"))
+    return 1 if problems else 0
+
+
 def cmd_rules(args) -> int:
     from .rules_cli import lint, run_rule_tests
     settings = _config(args)
@@ -320,6 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--force", action="store_true", help="re-parse unchanged files too")
     sp.add_argument("--strict", action="store_true", help="exit non-zero if any file failed")
     sp.add_argument("--password", help="password for encrypted PDFs in this batch")
+    sp.add_argument("--follow-symlinks", action="store_true",
+                    help="also ingest files that symbolic links point to outside the given folders")
     sp.set_defaults(func=cmd_ingest)
 
     sp = sub.add_parser("ask", help="ask a question (or a JSONL file of questions)")
@@ -356,6 +377,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--force", action="store_true", help="write the image even through a symbolic link")
     sp.set_defaults(func=cmd_show)
 
+    sp = sub.add_parser("check", help="check a store's integrity (after a crash or a disk problem)")
+    db_arg(sp)
+    sp.set_defaults(func=cmd_check)
+
     sp = sub.add_parser("rules", help="check rules: `rules test` runs every rule's examples, `rules lint` validates")
     sp.add_argument("action", choices=["test", "lint"])
     sp.add_argument("-v", "--verbose", action="store_true")
@@ -382,7 +407,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         return args.func(args)
     except LoopAgentError as exc:
-        print(str(exc), file=sys.stderr)
+        print(terminal_safe(str(exc)), file=sys.stderr)
+        return 2
+    except sqlite3.Error as exc:  # a store failure outside the coded paths is still a store error
+        print(terminal_safe(str(store_error(exc, getattr(args, "db", "?")))), file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
