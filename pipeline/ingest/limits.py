@@ -15,6 +15,7 @@ import contextvars
 import io
 import multiprocessing
 import os
+import re
 import threading
 import time
 import zipfile
@@ -36,7 +37,7 @@ class IngestLimits:
     max_block_chars: int = 20_000         # longer blocks are cut into windows (W010)
     max_pages: int = 3000                 # PDFs with more pages are refused (E011)
     max_html_depth: int = 100             # deeper HTML elements are read as plain text (W013)
-    file_seconds: float = 30.0            # wall-clock per file, plus page_seconds per PDF page (E012)
+    file_seconds: float = 10.0            # wall-clock per file, plus page_seconds per PDF page (E012)
     page_seconds: float = 1.0
     isolate: bool = True                  # parse in a worker process (needs fork); else in-process, no timeout
 
@@ -140,6 +141,9 @@ def _zip_kind(path: Path, raw: bytes, limits: IngestLimits) -> str:
                          found="a zip archive that is neither .docx nor .xlsx")
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x19\x1b-\x1f]")
+
+
 def _looks_like_text(raw: bytes) -> bool:
     """UTF-8 or GB18030 text without NULs and with (almost) no control characters."""
     sample = raw[:65536]
@@ -156,8 +160,7 @@ def _looks_like_text(raw: bytes) -> bool:
                 break
     if text is None:
         return False
-    control = sum(1 for ch in text if ch < " " and ch not in "\t\n\r\f\x1a")
-    return control <= max(2, len(text) // 200)
+    return len(_CONTROL.findall(text)) <= max(2, len(text) // 200)
 
 
 # --- long blocks -----------------------------------------------------------------------
