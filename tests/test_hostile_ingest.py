@@ -103,7 +103,7 @@ def test_deep_html_is_read_without_recursion_error(tmp_path):
                  encoding="utf-8")
     r = parse_file(p)
     assert [b.text for b in r.document.blocks] == ["职工连续工作1年以上的，享受带薪年休假。"]
-    assert [w[:4] for w in r.warnings] == ["W013"]
+    assert [w[:4] for w in r.warnings] == ["W016"]
 
 
 def test_long_block_is_cut_into_windows(tmp_path):
@@ -113,7 +113,7 @@ def test_long_block_is_cut_into_windows(tmp_path):
     assert [len(b.text) for b in r.document.blocks] == [10_000, 10_000, 10_000, 10_000]
     assert [b.order for b in r.document.blocks] == [0, 1, 2, 3]
     assert len({b.block_id for b in r.document.blocks}) == 4
-    assert r.warnings[0].startswith("W010") and "40000 characters" in r.warnings[0]
+    assert r.warnings[0].startswith("W013") and "40000 characters" in r.warnings[0]
 
 
 def test_page_limit(tmp_path):
@@ -165,7 +165,7 @@ def test_same_name_in_two_folders_keeps_both(tmp_path, capsys):
     assert main(["ingest", str(tmp_path / "hr" / "制度.md"), str(tmp_path / "finance" / "制度.md"), "--db", db]) == 0
     cap = capsys.readouterr()
     assert "docs added 2, updated 0" in cap.out
-    assert "W014" in cap.err and "stored as 'finance/制度.md'" in cap.err
+    assert "W017" in cap.err and "stored as 'finance/制度.md'" in cap.err
     kb = KnowledgeBase(db, create=False)
     assert sorted(d["source"] for d in kb.documents()) == ["finance/制度.md", "制度.md"]
     # again, in another collection and in the other order: still nothing overwritten, nothing added

@@ -40,7 +40,7 @@ def parse_html(path: Path, raw: bytes, source: str) -> ParseResult:
     warnings: list[str] = []
     limit = current().max_html_depth
     if _flatten_deep(soup, limit):  # the walker recurses per level: bound the levels first, iteratively
-        warnings.append(message("W013", path=str(path), limit=limit))
+        warnings.append(message("W016", path=str(path), limit=limit))
     walker = _Walker(DocBuilder(doc), title)
     walker.walk(soup.body or soup)
     walker.flush()

@@ -34,9 +34,9 @@ class IngestLimits:
     max_unzipped_bytes: int = 64 * 2**20  # docx/xlsx: all members together, unpacked
     max_zip_members: int = 5000           # docx/xlsx: members of the archive
     max_zip_ratio: float = 100.0          # docx/xlsx: unpacked/packed size of one member over 1 MB
-    max_block_chars: int = 20_000         # longer blocks are cut into windows (W010)
+    max_block_chars: int = 20_000         # longer blocks are cut into windows (W013)
     max_pages: int = 3000                 # PDFs with more pages are refused (E011)
-    max_html_depth: int = 100             # deeper HTML elements are read as plain text (W013)
+    max_html_depth: int = 100             # deeper HTML elements are read as plain text (W016)
     file_seconds: float = 10.0            # wall-clock per file, plus page_seconds per PDF page (E012)
     page_seconds: float = 1.0
     isolate: bool = True                  # parse in a worker process (needs fork); else in-process, no timeout
@@ -180,7 +180,7 @@ def bound_blocks(doc: Document, limit: int, path: Path, warnings: list[str]) -> 
             b.order = len(out)
             out.append(b)
             continue
-        warnings.append(message("W010", path=str(path), where=b.block_id, n=len(b.text), limit=limit))
+        warnings.append(message("W013", path=str(path), where=b.block_id, n=len(b.text), limit=limit))
         for k, piece in enumerate(_windows(b.text, limit)):
             out.append(Block(block_id=stable_id(b.block_id, "window", str(k)), doc_id=b.doc_id, type=b.type,
                              text=piece, order=len(out), section=list(b.section), clause=b.clause,

@@ -174,11 +174,11 @@ class _Tally(logging.Handler):
         self.kinds[(msg[:45] + "…" if len(msg) > 46 else msg) or record.name] += 1
 
     def summary(self, path: Path) -> Optional[str]:
-        """One W011 line for the file, or None when pdfminer said nothing."""
+        """One W014 line for the file, or None when pdfminer said nothing."""
         if not self.kinds:
             return None
         kinds = ", ".join(f"{k} ×{n}" for k, n in self.kinds.most_common(3))
-        return message("W011", n=sum(self.kinds.values()), path=str(path), kinds=kinds)
+        return message("W014", n=sum(self.kinds.values()), path=str(path), kinds=kinds)
 
 
 @contextlib.contextmanager
