@@ -167,9 +167,11 @@ def case_long_paragraph_1m(d):
 
 
 def _question(d: Path, q: str, limit: int | None) -> dict:
+    from dataclasses import replace
     from pipeline import LoopAgentError
-    from pipeline.orchestrator import AskSettings
-    kb = _kb(d, settings=AskSettings(max_question_chars=limit) if limit else None)
+    from pipeline.config import Settings
+    config = Settings.resolve(db=d / "kb.sqlite")
+    kb = _kb(d, config=replace(config, max_question_chars=limit) if limit else config)
     (d / "a.md").write_text("第一条 职工累计工作已满10年不满20年的，年休假10天。\n", encoding="utf-8")
     kb.ingest([d / "a.md"])
     kb.ask(GOOD)
