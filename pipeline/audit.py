@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any, Optional
 
+from .errors import message
 from .types import Answer
+
+log = logging.getLogger("loopagent")
 
 
 def new_trace_id() -> str:
@@ -21,6 +25,8 @@ class AuditLog:
     def __init__(self, path: Optional[str | Path]) -> None:
         self.path = Path(path) if path else None
         self._lock = threading.Lock()
+        self._warning: Optional[str] = None
+        self.failures = 0  # records that could not be written (each also logged as W015)
 
     def record(self, answer: Answer, extra: Optional[dict[str, Any]] = None) -> None:
         if self.path is None:
@@ -39,6 +45,17 @@ class AuditLog:
             row.update(extra)
         line = json.dumps(row, ensure_ascii=False, default=str) + "\n"
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as f:
-                f.write(line)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with open(self.path, "a", encoding="utf-8", errors="backslashreplace") as f:
+                    f.write(line)
+            except (OSError, ValueError) as exc:  # a log that cannot be written never costs the answer
+                self._warning = message("W015", path=str(self.path), detail=f"{type(exc).__name__}: {exc}")
+                self.failures += 1
+                log.warning(self._warning)
+
+    def take_warning(self) -> Optional[str]:
+        """The W015 warning of the last failed write since the previous call (None if all writes worked)."""
+        with self._lock:
+            w, self._warning = self._warning, None
+        return w

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Optional
@@ -12,6 +13,8 @@ from . import __version__
 from .config import Settings
 from .errors import LoopAgentError, message
 from .kb import KnowledgeBase, default_db
+from .store import store_error
+from .validate import line_id, optional_str, quote_path, terminal_safe
 
 
 def _config(args) -> Settings:
@@ -37,12 +40,13 @@ def cmd_ingest(args) -> int:
         n = kb.remove(args.paths)
         print(f"removed {n} of {len(args.paths)} documents")
         return 0 if n else 1
-    rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password)
+    rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password,
+                    follow_symlinks=args.follow_symlinks)
     for line in rep.lines:
-        print(line, file=sys.stderr)
+        print(terminal_safe(line), file=sys.stderr)  # one coded line each: a file name cannot start another
     for source, score in sorted(rep.maturity.items()):
         note = "" if score >= 80 else "  (check before trusting answers from it)"
-        print(f"maturity {score:3d}/100  {source}{note}")
+        print(f"maturity {score:3d}/100  {quote_path(source)}{note}")
     st = kb.store.stats()
     print(rep.summary() + f"; store {st['documents']} docs, {st['blocks']} blocks, {st['bytes'] / 1e6:.1f} MB")
     if rep.ingested == 0 and (rep.failed or rep.skipped == 0):
@@ -61,31 +65,14 @@ def cmd_ask(args) -> int:
     kb = KnowledgeBase(args.db, audit_log=_audit_path(args.db, args.audit), create=False, generator=generator,
                        semantic_model=args.semantic_model, config=_config(args))
     if args.jsonl:
-        src = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")
-        bad = 0
-        with src:
-            for lineno, line in enumerate(src, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    question = row["question"]
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    print(message("E302", line=lineno, path=args.jsonl, detail=str(exc)), file=sys.stderr)
-                    bad += 1
-                    continue
-                ans = kb.ask(question, id=row.get("id"), session=row.get("session"), trace=args.trace,
-                             collection=row.get("collection") or args.collection)
-                print(json.dumps(ans.to_dict(), ensure_ascii=False), flush=True)
-        return 1 if bad else 0
-    question = " ".join(args.question or []).strip()
-    if not question:
-        raise LoopAgentError("E301")
+        return _ask_batch(kb, args)
+    question = " ".join(args.question or [])
     ans = kb.ask(question, trace=args.trace, collection=args.collection)
     if args.json or args.trace:
-        print(json.dumps(ans.to_dict(), ensure_ascii=False, indent=2))
+        print(_dumps(ans.to_dict(), indent=2))
     else:
         _print_human(ans)
+    _report_audit(kb)
     return 0 if ans.status == "answered" else 3
 
 
@@ -107,6 +94,85 @@ def _value_text(value) -> str:
         n = value["number"]
         return f"{n}{value.get('unit') or ('元' if kind == 'money' else '')}"
     return str(value.get("text") or "")
+def _ask_batch(kb: KnowledgeBase, args) -> int:
+    """Answer every line of a JSONL file: exactly one output line per input line, the batch always goes on.
+
+    Exit code: 0 when every line was a valid question, 1 when some line was not (its output
+    line has ``status: "error"``), 2 when answering some valid line failed inside LoopAgent.
+    """
+    src = sys.stdin.buffer if args.jsonl == "-" else open(args.jsonl, "rb")
+    worst = 0
+    with src:
+        for lineno, raw in enumerate(src, 1):
+            if not raw.strip():
+                continue
+            out, rc = _answer_line(kb, raw, lineno, args)
+            worst = max(worst, rc)
+            print(_dumps(out), flush=True)
+            _report_audit(kb)
+    return worst
+
+
+def _answer_line(kb: KnowledgeBase, raw: bytes, lineno: int, args) -> tuple[dict, int]:
+    """(output object, exit code contribution) for one batch line."""
+    row = None
+    try:
+        try:
+            row = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            row = _salvage(raw)  # for its id only: the question itself cannot be trusted
+            raise LoopAgentError("E302", line=lineno, path=args.jsonl, detail=f"not UTF-8 ({exc.reason})") from exc
+        except json.JSONDecodeError as exc:
+            raise LoopAgentError("E302", line=lineno, path=args.jsonl, detail=str(exc)) from exc
+        if not isinstance(row, dict) or "question" not in row:
+            raise LoopAgentError("E302", line=lineno, path=args.jsonl,
+                                 detail=f"got {type(row).__name__}" + (" without \"question\"" if isinstance(row, dict) else ""))
+        session = optional_str(row.get("session"), "session")
+        collection = optional_str(row.get("collection"), "collection") or args.collection
+        if not isinstance(row["question"], str):
+            raise LoopAgentError("E305", field="question", got=type(row["question"]).__name__)
+        qid = line_id(row)
+        ans = kb.ask(row["question"], id=qid if isinstance(qid, (str, int)) else None, session=session,
+                     trace=args.trace, collection=collection)
+        out = ans.to_dict()
+        out["id"] = qid  # echoed as given (a float id too)
+        return out, 0
+    except LoopAgentError as exc:
+        return _error_line(row, lineno, exc.code, exc.message), 1
+    except Exception as exc:  # a bug on one line must not cost the others their answers
+        err = LoopAgentError("E306", detail=f"{type(exc).__name__}: {exc}")
+        return _error_line(row, lineno, err.code, err.message), 2
+
+
+def _salvage(raw: bytes):
+    try:
+        row = json.loads(raw.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError:
+        return None
+    return {"id": row.get("id")} if isinstance(row, dict) else None
+
+
+def _error_line(row, lineno: int, code: str, text: str) -> dict:
+    question = row.get("question") if isinstance(row, dict) else None
+    return {"id": line_id(row), "line": lineno, "question": question if isinstance(question, str) else None,
+            "status": "error", "error": {"code": code, "message": text}}
+
+
+def _dumps(obj, indent=None) -> str:
+    """JSON text that any terminal or pipe can carry (lone surrogates escaped, never an encode error)."""
+    text = json.dumps(obj, ensure_ascii=False, indent=indent, default=str)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+        return text
+    except (UnicodeEncodeError, LookupError):
+        return json.dumps(obj, ensure_ascii=True, indent=indent, default=str)
+
+
+def _report_audit(kb: KnowledgeBase) -> None:
+    """Print the audit log's coded warning (W015) once per failure burst; the answer was already printed."""
+    warning = kb.audit.take_warning()
+    if warning:
+        print(warning, file=sys.stderr)
 
 
 def _print_human(ans) -> None:
@@ -114,19 +180,19 @@ def _print_human(ans) -> None:
     if ans.status != "answered":
         print(f"未找到有依据的答案 ({ans.status})")
     else:
-        value = _value_text(ans.value)
-        print(f"{value}    [{ans.value.get('kind')}]" if value and ans.value else ans.answer)
+        value = terminal_safe(_value_text(ans.value))
+        print(f"{value}    [{ans.value.get('kind')}]" if value and ans.value else terminal_safe(ans.answer))
         if value:
-            print(f"  原文：{ans.answer}")
-        for e in ans.evidence:
-            where = " > ".join(e.section)
+            print(f"  原文：{terminal_safe(ans.answer)}")
+        for e in ans.evidence:  # document strings never reach the terminal with their control characters
+            where = terminal_safe(" > ".join(e.section))
             page = f" p.{e.page}" if e.page else ""
-            print(f"  依据：{e.title} {where}{page}：{e.text}")
+            print(f"  依据：{terminal_safe(e.title)} {where}{page}：{terminal_safe(e.text)}")
             print(f"        block {e.block_id}  (loopagent show {e.block_id})")
         print(f"  方法：{ans.method}  置信度：{ans.confidence:.2f}")
     print(f"  trace：{ans.trace_id}")
     for r in ans.reasoning:
-        print(f"  · {r}")
+        print(f"  · {terminal_safe(r)}")
 
 
 def cmd_docs(args) -> int:
@@ -136,7 +202,8 @@ def cmd_docs(args) -> int:
         print(json.dumps(docs, ensure_ascii=False, indent=2))
     else:
         for d in docs:
-            print(f"{d['doc_id']}  {d['n_blocks']:5d} blocks  {d.get('version_date') or '':10s}  {d['source']}  ({d['title']})")
+            print(f"{d['doc_id']}  {d['n_blocks']:5d} blocks  {d.get('version_date') or '':10s}  "
+                  f"{quote_path(d['source'])}  ({terminal_safe(d['title'])})")
         print(f"{len(docs)} documents")
     return 0
 
@@ -176,8 +243,16 @@ def cmd_show(args) -> int:
         if not Path(pdf).exists():
             print(message("E001", path=pdf), file=sys.stderr)
             return 1
+        from .ingest.pdf import quiet_pdfminer
+        target = Path(args.image)
+        if target.is_symlink() and not args.force:
+            raise LoopAgentError("E017", path=str(target))
         cited = args.highlight or _cited_sentence(args.db, args.audit, args.block_id, args.trace) or b.text
-        out = render_evidence(Path(pdf), b.page_start, b.bbox, cited, Path(args.image))
+        with quiet_pdfminer() as tally:
+            out = render_evidence(Path(pdf), b.page_start, b.bbox, cited, target)
+        note = tally.summary(Path(pdf))
+        if note:
+            print(terminal_safe(note), file=sys.stderr)
         print(out)
         return 0
     d = b.to_dict()
@@ -185,6 +260,22 @@ def cmd_show(args) -> int:
     d["source"] = doc.get("source")
     print(json.dumps(d, ensure_ascii=False, indent=2))
     return 0
+
+
+def cmd_check(args) -> int:
+    """Integrity of a store: SQLite's quick_check, the schema version and the FTS index size."""
+    kb = KnowledgeBase(args.db, create=False, audit_log=None)
+    c = kb.store.conn()
+    problems = [r[0] for r in c.execute("PRAGMA quick_check").fetchall() if r[0] != "ok"]
+    st = kb.store.stats()
+    n_fts = c.execute("SELECT count(*) FROM blocks_fts").fetchone()[0]
+    if n_fts != st["blocks"]:
+        problems.append(f"the search index has {n_fts} rows for {st['blocks']} blocks")
+    for p in problems:
+        print(message("E108", db=args.db, detail=p))
+    print(f"{args.db}: {st['documents']} documents, {st['blocks']} blocks; "
+          + ("ok" if not problems else f"{len(problems)} problems"))
+    return 1 if problems else 0
 
 
 def cmd_rules(args) -> int:
@@ -248,6 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--force", action="store_true", help="re-parse unchanged files too")
     sp.add_argument("--strict", action="store_true", help="exit non-zero if any file failed")
     sp.add_argument("--password", help="password for encrypted PDFs in this batch")
+    sp.add_argument("--follow-symlinks", action="store_true",
+                    help="also ingest files that symbolic links point to outside the given folders")
     sp.set_defaults(func=cmd_ingest)
 
     sp = sub.add_parser("ask", help="ask a question (or a JSONL file of questions)")
@@ -281,7 +374,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--highlight", help="text to highlight on the page image (default: the sentence an answer cited)")
     sp.add_argument("--trace", metavar="TRACE_ID", help="highlight what the answer with this trace id cited")
     sp.add_argument("--audit", help="audit log to read the cited sentence from (default: next to the db)")
+    sp.add_argument("--force", action="store_true", help="write the image even through a symbolic link")
     sp.set_defaults(func=cmd_show)
+
+    sp = sub.add_parser("check", help="check a store's integrity (after a crash or a disk problem)")
+    db_arg(sp)
+    sp.set_defaults(func=cmd_check)
 
     sp = sub.add_parser("rules", help="check rules: `rules test` runs every rule's examples, `rules lint` validates")
     sp.add_argument("action", choices=["test", "lint"])
@@ -309,7 +407,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         return args.func(args)
     except LoopAgentError as exc:
-        print(str(exc), file=sys.stderr)
+        print(terminal_safe(str(exc)), file=sys.stderr)
+        return 2
+    except sqlite3.Error as exc:  # a store failure outside the coded paths is still a store error
+        print(terminal_safe(str(store_error(exc, getattr(args, "db", "?")))), file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -77,7 +77,7 @@ class Settings:
     rules_dirs: tuple[Path, ...]
     dictionaries_dirs: tuple[Path, ...]
     parser_dir: Path
-    max_question_chars: int = 2000
+    max_question_chars: int = 500  # issue 14: a question, not pasted document text
     origins: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:

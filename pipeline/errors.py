@@ -23,6 +23,21 @@ class Messages:
     E008 = "{path} has no pages. Re-export the PDF or leave it out of the batch."
     E009 = ("Block {block_id} is not from a PDF page, so there is no page image. "
             "Use `loopagent show {block_id}` for its text and section.")
+    E010 = ("{path} unpacks to more than {limit} ({what}); it looks like a zip bomb and was not parsed. "
+            "If the file is genuine, raise IngestLimits.{setting}.")
+    E011 = ("{path} has {n} pages, more than the limit of {limit}. Split the document, or raise "
+            "IngestLimits.max_pages.")
+    E012 = ("Parsing {path} took longer than {limit} s and was stopped; the rest of the batch goes on. "
+            "Re-export the file (it may be damaged), or raise IngestLimits.file_seconds.")
+    E013 = ("{path} is not a {expected} file (its content looks like {found}). Rename it to its real type, "
+            "or re-export it.")
+    E014 = ("{path} and {other} both map to the source name {source!r} and no longer name is free; {path} was "
+            "not ingested, so neither overwrites the other. Ingest them from a common parent folder, or rename one.")
+    E015 = ("{path} is a symbolic link to {target}, outside the ingest root {root}; it was skipped. "
+            "Pass --follow-symlinks to ingest linked files outside the root.")
+    E016 = ("{path} is a broken or looping symbolic link ({detail}); it was skipped. Fix or remove the link.")
+    E017 = ("Refusing to write the image through the symbolic link {path}. Remove the link, choose another "
+            "file name, or pass --force to write through it.")
     # store (E1xx)
     E101 = ("Store {db} has schema version {found}, this LoopAgent needs {expected}. "
             "Re-ingest into a new file (`loopagent ingest DOCS --db NEW.sqlite`) or delete {db}.")
@@ -30,6 +45,13 @@ class Messages:
     E103 = "Block {block_id!r} not found in {db}. List documents with `loopagent docs` and use a block_id from an answer."
     E104 = "SQLite in this Python has no FTS5. Install a Python built with SQLite >= 3.9 with FTS5 enabled."
     E105 = "Store {db} does not exist. Ingest documents first: `loopagent ingest DOCS --db {db}`."
+    E106 = ("Store {db} is locked by another process (waited {seconds} s). Wait until the other ingest finishes "
+            "and retry, or raise the busy timeout (LOOPAGENT_BUSY_TIMEOUT seconds / Store(busy_timeout=...)).")
+    E107 = ("Store {db} is read-only ({detail}). Fix the file's or folder's permissions, or copy it and pass "
+            "the copy with --db.")
+    E108 = ("Store {db} is damaged ({detail}). Run `loopagent check --db {db}`; restore it from a backup or "
+            "re-ingest into a new file (`loopagent ingest DOCS --db NEW.sqlite`).")
+    E109 = "Store path {db} is not a file ({detail}). Pass a file path with --db."
     # rules (E2xx)
     E201 = "{file}:{line} {rule_id}: {problem}. {fix}"
     E202 = "Cannot parse rule file {file}: {detail}. Fix the YAML syntax; the previous rules stay active."
@@ -50,6 +72,9 @@ class Messages:
     E303 = "Settings field {name}={value!r} is invalid: {why}. Allowed: {allowed}."
     E304 = ("Question is {length} characters long; the limit is {limit}. Ask about one provision at a time, "
             "or raise max_question_chars in loopagent.toml.")
+    E305 = "Field {field!r} must be a string, not {got}. Send {{\"id\": ..., \"question\": \"...\"}}."
+    E306 = ("Answering this line failed inside LoopAgent ({detail}). The batch went on; report the line "
+            "and this message.")
     # generator (E4xx)
     E401 = ("Generator model directory {path} does not exist or has no config.json. "
             "Point `generator.model_dir` at a local Qwen directory (see scripts/export_int4.py); nothing is downloaded.")
@@ -73,6 +98,14 @@ class Messages:
     W007 = "{file}:{line} {rule_id}: no examples; add at least one input and its expected result."
     W009 = ("Page {page} of {path} has no text layer; its text was recognised by OCR (tesseract chi_sim). "
             "Check answers that cite it, or provide a text version.")
+    W013 = "Block {where} of {path} had {n} characters; it was split into windows of at most {limit}."
+    W014 = ("pdfminer reported {n} problems in {path} ({kinds}); the extracted text may be incomplete. "
+            "Check answers that cite it, or re-export the PDF.")
+    W015 = ("Could not write the audit record to {path} ({detail}); the answer itself is intact. Fix the path "
+            "or pass --audit - to disable the log.")
+    W016 = "HTML in {path} nests deeper than {limit} levels; deeper elements were read as plain text."
+    W017 = ("The source name {source!r} belongs to another file ({other}); {path} is stored as {new!r}, "
+            "so neither overwrites the other.")
     W005 = "No rules loaded from {path}: every question will fall back to recall only."
     W010 = ("The user dictionary changed since {db} was indexed ({words}): documents are now segmented "
             "differently. Run `loopagent reindex --db {db}` so search uses the new words.")

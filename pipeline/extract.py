@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 import regex
 
 from .answer_kind import AnswerKindGrammar
-from .numbers import canonical_unit, cn_number, find_quantities, grounded, norm_for_match
+from .numbers import canonical_unit, cn_number, find_quantities, grounded, mask_long_numerals, norm_for_match
 from .rules import Field, RuleSet, register_regex, register_schema
 from .store import Store
 from .text import block_sentences, cited_articles, split_sentences, strip_asides
@@ -272,6 +272,7 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
     """Numeric conditions in ``text``: (dimension, low, high, high_inclusive, span)."""
     out = []
     taken: list[tuple[int, int]] = []
+    text = mask_long_numerals(text)  # bounded backtracking (issue 14); offsets are unchanged
     for rx, kind in _RANGES:
         for m in rx.finditer(text):
             if any(a <= m.start() < b for a, b in taken):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,12 +15,13 @@ from .audit import AuditLog
 from .config import Settings
 from .errors import LoopAgentError, message
 from .fold import fold_document
-from .ingest import iter_files, parse_file, read_bytes
+from .ingest import IngestLimits, ParseWorker, iter_files, read_bytes
 from .ingest.base import content_hash
 from .orchestrator import AskSettings, Orchestrator
 from .rules import RuleSet
-from .store import Store
+from .store import Store, store_error
 from .types import Answer, Block
+from .validate import clean_question, quote_path
 
 DEFAULT_DB = "loopagent.sqlite"
 INDEX_WORDS_KEY = "index_user_words"  # store meta: the user words that decided the search tokens
@@ -68,13 +70,14 @@ class KnowledgeBase:
     def __init__(self, db: str | Path | None = None, rules_dirs: Optional[list[Path]] = None,
                  audit_log: str | Path | None = None, settings: Optional[AskSettings | Settings] = None,
                  create: bool = True, generator: Any = None, semantic_model: Any = None,
-                 config: Optional[Settings] = None) -> None:
+                 config: Optional[Settings] = None, limits: Optional[IngestLimits] = None) -> None:
         """Open (or create) the store ``db``.
 
         ``config`` (or a :class:`~pipeline.config.Settings` passed as ``settings``) says where rules,
         dictionaries and the parser come from; by default it is resolved from $LOOPAGENT_RULES /
         $LOOPAGENT_DICTIONARIES, a loopagent.toml beside the store, and the shipped folders.
-        ``settings`` as :class:`AskSettings` tunes the ask path.
+        ``settings`` as :class:`AskSettings` tunes the ask path; ``limits`` bounds what one ingested
+        file may cost (:class:`~pipeline.ingest.IngestLimits`).
         """
         if db is not None and not isinstance(db, (str, os.PathLike)):
             raise TypeError(f"db must be a path (str or os.PathLike), not {type(db).__name__}")
@@ -89,6 +92,8 @@ class KnowledgeBase:
         db = db or default_db()
         self.config = config or Settings.resolve(db=db)
         self.store = Store(db, create=create)
+        self.limits = limits or IngestLimits()  # what one ingested file may cost
+        self._worker = ParseWorker()  # parses each file in a watched child process
         self.rules = RuleSet(rules_dirs, settings=self.config)
         self.audit = AuditLog(audit_log)
         self.settings = settings or AskSettings()
@@ -124,8 +129,14 @@ class KnowledgeBase:
 
     # --- ingest ----------------------------------------------------------------
     def ingest(self, paths: Iterable[str | Path], collection: str = "default", force: bool = False,
-               password: Optional[str] = None) -> IngestReport:
-        """Ingest files and directories (recursively); unchanged files are skipped, bad ones reported."""
+               password: Optional[str] = None, follow_symlinks: bool = False) -> IngestReport:
+        """Ingest files and directories (recursively); unchanged files are skipped, bad ones reported.
+
+        Each file is parsed under ``self.limits`` (size, pages, time: a file over a limit is
+        reported, the batch goes on). Two different files never share a source name: a name
+        another existing file holds is qualified with the file's folders (W017); the same file
+        reached by two paths keeps its one source. A store error (E1xx) ends the batch.
+        """
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]  # one path, not its characters
         paths = list(paths)
@@ -138,36 +149,71 @@ class KnowledgeBase:
         self.rules.reload()  # the user dictionaries in effect decide the search tokens
         was_empty = self.store.stats()["documents"] == 0
         rep = IngestReport()
-        for path, source in iter_files(list(paths)):
-            try:
-                raw = read_bytes(path) if path.is_file() else None  # read once: hash and parse
-                if not force and raw is not None and self.store.document_hash(source) == content_hash(raw):
-                    rep.skipped += 1
+        by_path, by_source = self.store.source_paths()
+        try:
+            for path, source, skip in iter_files(paths, follow_symlinks=follow_symlinks):
+                if skip:
+                    rep.lines.append(skip)
+                    rep.failed += 1
                     continue
-                result = parse_file(path, source, password=password, raw=raw)
-                fold_document(result.document)  # Traditional characters: matched as Simplified, quoted as written
-                status = self.store.put_document(result.document, collection=collection)
-                rep.blocks += len(result.document.blocks)
-                rep.lines += result.warnings
-                maturity = result.document.meta.get("maturity")
-                if isinstance(maturity, dict) and "score" in maturity:
-                    rep.maturity[source] = maturity["score"]
-                if status == "added":
-                    rep.added += 1
-                else:
-                    rep.updated += 1
-            except LoopAgentError as exc:
-                rep.failed += 1
-                rep.lines.append(str(exc))
-            except Exception as exc:  # a parser bug on one file must not abort the batch
-                rep.failed += 1
-                rep.lines.append(message("E005", path=str(path), detail=f"{type(exc).__name__}: {exc}"))
-        if self._orch is not None:
-            self._orch.analyzer.invalidate()
+                try:
+                    raw = read_bytes(path) if path.is_file() else None  # read once: hash and parse
+                    if raw is not None:
+                        source = self._source_key(path, source, by_path, by_source, rep)
+                    if not force and raw is not None and self.store.document_hash(source) == content_hash(raw):
+                        rep.skipped += 1
+                        continue
+                    result = self._worker.parse(path, source, password, raw, self.limits)
+                    fold_document(result.document)  # Traditional characters: matched as Simplified, quoted as written
+                    status = self.store.put_document(result.document, collection=collection)
+                    real = result.document.meta.get("path")
+                    if real:
+                        by_path[real], by_source[source] = source, real
+                    rep.blocks += len(result.document.blocks)
+                    rep.lines += result.warnings
+                    maturity = result.document.meta.get("maturity")
+                    if isinstance(maturity, dict) and "score" in maturity:
+                        rep.maturity[source] = maturity["score"]
+                    if status == "added":
+                        rep.added += 1
+                    else:
+                        rep.updated += 1
+                except LoopAgentError as exc:
+                    if exc.code.startswith("E1"):
+                        raise  # the store itself: every later file would fail the same way
+                    rep.failed += 1
+                    rep.lines.append(str(exc))
+                except sqlite3.Error as exc:
+                    raise store_error(exc, self.store.path, self.store.busy_timeout) from exc
+                except Exception as exc:  # a parser bug on one file must not abort the batch
+                    rep.failed += 1
+                    rep.lines.append(message("E005", path=quote_path(path), detail=f"{type(exc).__name__}: {exc}"))
+        finally:
+            if self._orch is not None:
+                self._orch.analyzer.invalidate()
         if rep.ingested and (was_empty or self.store.get_meta(INDEX_WORDS_KEY) is None):
             self.store.set_meta(INDEX_WORDS_KEY, json.dumps(sorted(tokenize.index_words()), ensure_ascii=False))
         rep.seconds = time.perf_counter() - t0
         return rep
+
+    @staticmethod
+    def _source_key(path: Path, source: str, by_path: dict[str, str], by_source: dict[str, str],
+                    rep: IngestReport) -> str:
+        """The source name of this file: its existing one, else ``source`` unless another file holds it."""
+        real = os.path.realpath(path)
+        if real in by_path:
+            return by_path[real]  # the same file, reached by another path
+        other = by_source.get(source)
+        if other is None or other == real or not os.path.exists(other):  # new, or the file was moved
+            return source
+        parts = Path(real).parts
+        for k in range(len(Path(source).parts) + 1, len(parts)):
+            key = "/".join(parts[-k:])
+            if by_source.get(key) in (None, real):
+                rep.lines.append(message("W017", path=quote_path(path), source=source, other=quote_path(other),
+                                         new=key))
+                return key
+        raise LoopAgentError("E014", path=quote_path(path), other=quote_path(other), source=source)
 
     def reindex(self) -> int:
         """Re-tokenise the search index with the current dictionaries (after a user-word change); returns blocks."""
@@ -218,11 +264,12 @@ class KnowledgeBase:
         for name, value in (("session", session), ("collection", collection)):
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"{name} must be str or None, not {type(value).__name__}")
-        if not question or not question.strip():
-            raise LoopAgentError("E301")
-        if len(question) > self.config.max_question_chars:
-            raise LoopAgentError("E304", length=len(question), limit=self.config.max_question_chars)
-        answer = self.orchestrator.ask(question.strip(), qid=id, session=session, trace=trace, collection=collection)
+        # NFKC, invisible and control characters removed, surrogates replaced; E301 empty, E304 too long
+        question = clean_question(question, self.config.max_question_chars)
+        try:
+            answer = self.orchestrator.ask(question, qid=id, session=session, trace=trace, collection=collection)
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.store.path, self.store.busy_timeout) from exc
         self._check_index()  # after the orchestrator's reload: warns (W010) when user words changed the tokens
         return answer
 
@@ -239,4 +286,5 @@ class KnowledgeBase:
         return b
 
     def close(self) -> None:
+        self._worker.close()
         self.store.close()

@@ -70,6 +70,20 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
     return out
 
 
+_LONG_RUN = re.compile(rf"[\d{CN_DIGITS},.]{{17,}}")
+
+
+def mask_long_numerals(text: str) -> str:
+    """``text`` with numeral runs of more than 16 characters replaced by '#' (offsets kept).
+
+    No quantity is that long, and a regex that backtracks over such a run costs its length
+    squared ("9"*5000 + "年" took 10 s in the range-condition patterns); masked, it costs nothing.
+    """
+    if len(text) < 17:
+        return text
+    return _LONG_RUN.sub(lambda m: "#" * len(m.group()), text)
+
+
 def _clean(v: float) -> float | int:
     return int(v) if float(v).is_integer() else v
 

@@ -97,6 +97,11 @@ class Orchestrator:
     # --- one question --------------------------------------------------------
     def ask(self, question: str, qid: Optional[str] = None, session: Optional[str] = None,
             trace: bool = False, collection: Optional[str] = None) -> Answer:
+        with self.store.snapshot():  # one answer reads one state of the store, from analysis to evidence
+            return self._ask(question, qid, session, trace, collection)
+
+    def _ask(self, question: str, qid: Optional[str], session: Optional[str], trace: bool,
+             collection: Optional[str]) -> Answer:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         self.rules.reload()

@@ -6,12 +6,14 @@ Connections are per thread.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from .errors import LoopAgentError
 from .tokenize import index_tokens
@@ -60,30 +62,87 @@ _BLOCK_COLS = ("rid, block_id, doc_id, ord, type, text, section, clause, page_st
                "table_header, table_rows, meta")
 
 
-class Store:
-    """A LoopAgent SQLite store. Safe to share between threads (one connection per thread)."""
+def default_busy_timeout() -> float:
+    """Seconds a store operation waits for another writer: $LOOPAGENT_BUSY_TIMEOUT, else 30."""
+    try:
+        return max(0.0, float(os.environ.get("LOOPAGENT_BUSY_TIMEOUT", "30")))
+    except ValueError:
+        return 30.0
 
-    def __init__(self, db: str | Path, create: bool = True) -> None:
+
+def store_error(exc: BaseException, db: str | Path, busy_timeout: Optional[float] = None) -> LoopAgentError:
+    """The coded store error (E106-E109, else E108) for an sqlite3 exception, with its next step."""
+    text = str(exc)
+    low = text.lower()
+    path = Path(db)
+    if "locked" in low or "busy" in low:
+        return LoopAgentError("E106", db=str(db), seconds=round(busy_timeout if busy_timeout is not None
+                                                                else default_busy_timeout(), 1))
+    if "readonly" in low or "read-only" in low or (path.exists() and not os.access(path, os.W_OK)):
+        return LoopAgentError("E107", db=str(db), detail=text)
+    if path.exists() and not path.is_file():
+        return LoopAgentError("E109", db=str(db), detail="it is a directory" if path.is_dir() else text)
+    if "unable to open" in low and not os.access(path.parent if str(path.parent) else Path("."), os.W_OK):
+        return LoopAgentError("E107", db=str(db), detail=f"{text}; its folder is not writable")
+    return LoopAgentError("E108", db=str(db), detail=text)
+
+
+class Store:
+    """A LoopAgent SQLite store. Safe to share between threads (one connection per thread).
+
+    ``busy_timeout`` (seconds, default $LOOPAGENT_BUSY_TIMEOUT or 30) is how long an operation
+    waits for another process's write before E106. SQLite failures surface as coded errors:
+    locked E106, read-only E107, damaged E108, not a file E109.
+    """
+
+    def __init__(self, db: str | Path, create: bool = True, busy_timeout: Optional[float] = None) -> None:
         self.path = Path(db)
+        self.busy_timeout = default_busy_timeout() if busy_timeout is None else float(busy_timeout)
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        self._gen_lock = threading.Lock()
+        self._generation = 0
+        if str(self.path) != ":memory:" and self.path.exists() and not self.path.is_file():
+            raise LoopAgentError("E109", db=str(self.path), detail="it is a directory" if self.path.is_dir()
+                                 else "not a regular file")
         if not self.path.exists() and not create:
             raise LoopAgentError("E105", db=str(self.path))
         if str(self.path) != ":memory:" and self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._init_schema()
-        self._generation = 0
+        try:
+            self._init_schema()
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path, self.busy_timeout) from exc
 
     # --- connections ------------------------------------------------------
     def conn(self) -> sqlite3.Connection:
         c = getattr(self._local, "conn", None)
         if c is None:
-            c = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False, isolation_level=None)
-            c.row_factory = sqlite3.Row
-            c.execute("PRAGMA foreign_keys=ON")
-            c.execute("PRAGMA busy_timeout=30000")
+            try:
+                c = sqlite3.connect(str(self.path), timeout=self.busy_timeout, check_same_thread=False,
+                                    isolation_level=None)
+                c.row_factory = sqlite3.Row
+                c.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+                c.execute("PRAGMA foreign_keys=ON")
+            except sqlite3.Error as exc:
+                raise store_error(exc, self.path, self.busy_timeout) from exc
             self._local.conn = c
+            self._local.data_version = None
         return c
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees one state of the store (a read transaction on this thread's connection)."""
+        c = self.conn()
+        if c.in_transaction:
+            yield
+            return
+        c.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if c.in_transaction:
+                c.execute("COMMIT")
 
     def close(self) -> None:
         c = getattr(self._local, "conn", None)
@@ -92,32 +151,36 @@ class Store:
             self._local.conn = None
 
     def _init_schema(self) -> None:
+        """Check an existing store, or create the schema; safe when several processes create one file at once."""
         c = self.conn()
         try:
             tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
-            raise LoopAgentError("E102", db=str(self.path), detail=str(exc)) from exc
+            raise store_error(exc, self.path, self.busy_timeout) from exc  # E106-E109: locked, damaged…
         if tables and "meta" not in tables:
             raise LoopAgentError("E102", db=str(self.path), detail="no LoopAgent meta table")
-        if "meta" in tables:
-            row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            found = int(row[0]) if row else None
-            if found != SCHEMA_VERSION:
-                raise LoopAgentError("E101", db=str(self.path), found=found, expected=SCHEMA_VERSION)
-            return
-        try:
+        if "meta" not in tables:
+            # WAL first (a no-op when another process already set it), then the schema in one
+            # write transaction: IF NOT EXISTS and INSERT OR IGNORE make a concurrent creator harmless
             c.execute("PRAGMA journal_mode=WAL")
-            c.execute("BEGIN")
-            for stmt in _SCHEMA.split(";"):
-                if stmt.strip():
-                    c.execute(stmt)
-            c.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            c.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            c.execute("ROLLBACK")
-            if "fts5" in str(exc).lower():
-                raise LoopAgentError("E104") from exc
-            raise
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                for stmt in _SCHEMA.split(";"):
+                    if stmt.strip():
+                        c.execute(stmt)
+                c.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                          (str(SCHEMA_VERSION),))
+                c.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
+                if "fts5" in str(exc).lower():
+                    raise LoopAgentError("E104") from exc
+                raise
+        row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        found = int(row[0]) if row else None
+        if found != SCHEMA_VERSION:
+            raise LoopAgentError("E101", db=str(self.path), found=found, expected=SCHEMA_VERSION)
 
     # --- writing ----------------------------------------------------------
     def document_hash(self, source: str) -> Optional[str]:
@@ -131,7 +194,7 @@ class Store:
         """
         rows = [(b, index_tokens(b.text), index_tokens(" ".join(b.section))) for b in doc.blocks]
         title_tokens = index_tokens(doc.title)
-        with self._write_lock:
+        with self._write_lock, self._coded():
             c = self.conn()
             c.execute("BEGIN IMMEDIATE")
             try:
@@ -153,24 +216,37 @@ class Store:
                               (cur.lastrowid, toks, sec_toks, title_tokens))
                 c.execute("COMMIT")
             except BaseException:
-                c.execute("ROLLBACK")
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
                 raise
-        self._generation += 1
+        self._bump()
         return "updated" if existed else "added"
 
     def remove(self, source: str) -> bool:
         """Delete the document with this source name; True if it existed."""
-        with self._write_lock:
+        with self._write_lock, self._coded():
             c = self.conn()
             c.execute("BEGIN IMMEDIATE")
             try:
                 existed = self._delete_doc(c, source)
                 c.execute("COMMIT")
             except BaseException:
-                c.execute("ROLLBACK")
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
                 raise
-        self._generation += 1
+        self._bump()
         return existed
+
+    @contextlib.contextmanager
+    def _coded(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path, self.busy_timeout) from exc
+
+    def _bump(self) -> None:
+        with self._gen_lock:
+            self._generation += 1
 
     @staticmethod
     def _delete_doc(c: sqlite3.Connection, source: str) -> bool:
@@ -252,9 +328,22 @@ class Store:
                 "blocks": c.execute("SELECT count(*) FROM blocks").fetchone()[0],
                 "bytes": sum(p.stat().st_size for p in (self.path, Path(f"{self.path}-wal")) if p.exists())}
 
+    def source_paths(self) -> tuple[dict[str, str], dict[str, str]]:
+        """({real file path: source}, {source: real file path}) of every document (any collection)."""
+        rows = self.conn().execute("SELECT source, json_extract(meta, '$.path') FROM documents").fetchall()
+        by_source = {r[0]: r[1] for r in rows if r[1]}
+        return {p: s for s, p in by_source.items()}, by_source
+
     @property
     def generation(self) -> int:
-        """Changes whenever this Store object writes (for caches keyed on store content)."""
+        """Changes whenever the store's content changes, by this object or by another process or connection
+        (for caches keyed on store content): SQLite's ``data_version`` seen from this thread's connection."""
+        c = self.conn()
+        dv = c.execute("PRAGMA data_version").fetchone()[0]
+        last = getattr(self._local, "data_version", None)
+        self._local.data_version = dv
+        if last is not None and dv != last:
+            self._bump()
         return self._generation
 
     # --- meta values and re-indexing (the search tokens depend on the user dictionaries) ---------
@@ -263,7 +352,7 @@ class Store:
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        with self._write_lock:
+        with self._write_lock, self._coded():
             self.conn().execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
     def reindex(self) -> int:
@@ -272,16 +361,17 @@ class Store:
         titles = {r[0]: index_tokens(r[1]) for r in c.execute("SELECT doc_id, title FROM documents")}
         rows = [(r[0], index_tokens(r[1]), index_tokens(" ".join(json.loads(r[2]))), titles.get(r[3], ""))
                 for r in c.execute("SELECT rid, text, section, doc_id FROM blocks")]
-        with self._write_lock:
+        with self._write_lock, self._coded():
             c.execute("BEGIN IMMEDIATE")
             try:
                 c.execute("DELETE FROM blocks_fts")
                 c.executemany("INSERT INTO blocks_fts(rowid, text, section, title) VALUES (?,?,?,?)", rows)
                 c.execute("COMMIT")
             except BaseException:
-                c.execute("ROLLBACK")
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
                 raise
-        self._generation += 1
+        self._bump()
         return len(rows)
 
 

@@ -12,8 +12,10 @@ from typing import Optional
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
+from ..errors import message
 from .base import ParseResult, find_effective_date, new_document
 from .cjk import clean_text, join_lines
+from .limits import current
 from .structure import MARKDOWN_RANK, DocBuilder, classify
 
 STRIP = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "iframe", "svg",
@@ -35,12 +37,33 @@ def parse_html(path: Path, raw: bytes, source: str) -> ParseResult:
     if not title and first_h1:
         title = clean_text(first_h1.get_text(" "))
     doc = new_document(path, raw, source, "html", title=title or None)
+    warnings: list[str] = []
+    limit = current().max_html_depth
+    if _flatten_deep(soup, limit):  # the walker recurses per level: bound the levels first, iteratively
+        warnings.append(message("W016", path=str(path), limit=limit))
     walker = _Walker(DocBuilder(doc), title)
     walker.walk(soup.body or soup)
     walker.flush()
     doc.blocks = walker.b.blocks
     doc.effective_date = find_effective_date([b.text for b in doc.blocks[-30:]])
-    return ParseResult(doc, [])
+    return ParseResult(doc, warnings)
+
+
+def _flatten_deep(root: Tag, limit: int) -> int:
+    """Replace every element nested ``limit`` levels deep by its text (an explicit stack, no recursion)."""
+    flattened = 0
+    stack = [(root, 0)]
+    while stack:
+        el, depth = stack.pop()
+        for child in list(el.children):
+            if not isinstance(child, Tag):
+                continue
+            if depth + 1 >= limit:
+                child.replace_with(NavigableString(child.get_text(" ")))
+                flattened += 1
+            else:
+                stack.append((child, depth + 1))
+    return flattened
 
 
 class _Walker:

@@ -30,6 +30,7 @@ from ..errors import LoopAgentError, message
 from ..types import Block
 from .base import ParseResult, find_effective_date, new_document
 from .cjk import clean_text, join_lines
+from .limits import check_pages
 from .maturity import maturity_score
 from .structure import ENUM_RANK, DocBuilder, classify, is_heading_like
 
@@ -122,13 +123,16 @@ def parse_pdf(path: Path, raw: bytes, source: str, password: Optional[str] = Non
     settings = settings or PdfSettings()
     warnings: list[str] = []
     pages: list[PageData] = []
-    with _quiet_pdfminer(), _open(path, raw, password) as pdf:
+    with quiet_pdfminer() as tally, _open(path, raw, password) as pdf:
         meta_title = str(pdf.metadata.get("Title") or "").strip()
         for number, page in _iter_pages(pdf, path):
             pages.append(_read_page(page, number, settings))
         if not pages:
             raise LoopAgentError("E008", path=str(path))
     doc = new_document(path, raw, source, "pdf")
+    summary = tally.summary(path)
+    if summary:
+        warnings.append(summary)
     flagged = _flag_pages(pages, path, warnings)
     layout = _Layout.analyse(pages, settings)
     title = layout.title or (meta_title if _useful_title(meta_title) else None)
@@ -158,16 +162,40 @@ def parse_pdf(path: Path, raw: bytes, source: str, password: Optional[str] = Non
     return ParseResult(doc, warnings)
 
 
+class _Tally(logging.Handler):
+    """Counts pdfminer's warnings by kind instead of printing one line per glyph."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.kinds: Counter = Counter()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        msg = " ".join(str(record.msg).split())  # the template, not the formatted text: one kind per message
+        self.kinds[(msg[:45] + "…" if len(msg) > 46 else msg) or record.name] += 1
+
+    def summary(self, path: Path) -> Optional[str]:
+        """One W014 line for the file, or None when pdfminer said nothing."""
+        if not self.kinds:
+            return None
+        kinds = ", ".join(f"{k} ×{n}" for k, n in self.kinds.most_common(3))
+        return message("W014", n=sum(self.kinds.values()), path=str(path), kinds=kinds)
+
+
 @contextlib.contextmanager
-def _quiet_pdfminer() -> Iterator[None]:
-    """pdfminer logs a warning per glyph for some fonts (FontBBox); they say nothing to users."""
+def quiet_pdfminer() -> Iterator[_Tally]:
+    """pdfminer logs a warning per glyph for some fonts (FontBBox): tallied, summarised once per file."""
     log = logging.getLogger("pdfminer")
-    old = log.level
-    log.setLevel(logging.ERROR)
+    old = (log.level, log.propagate, list(log.handlers))
+    tally = _Tally()
+    log.setLevel(logging.WARNING)
+    log.propagate = False
+    log.handlers = [tally]
     try:
-        yield
+        yield tally
     finally:
-        log.setLevel(old)
+        log.setLevel(old[0])
+        log.propagate = old[1]
+        log.handlers = old[2]
 
 
 @contextlib.contextmanager
@@ -196,6 +224,7 @@ def _iter_pages(pdf, path: Path):
         plist = pdf.pages
     except Exception as exc:
         raise LoopAgentError("E005", path=str(path), detail=f"page tree unreadable: {exc}") from exc
+    check_pages(path, len(plist))  # E011 over the page limit; a long file earns watchdog time
     for i, page in enumerate(plist):
         yield i + 1, page
         # release the page's parsed objects and layout now: pdfplumber caches them otherwise

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -329,11 +330,17 @@ def _pos_window(text: str, hits: list[tuple[int, int, str]], qtype: str, radius:
     lo = max(0, min(h[0] for h in hits) - radius) if hits else 0
     hi = min(len(text), max(h[1] for h in hits) + radius) if hits else len(text)
     want = ("m", "t", "mq") if qtype in _QUANTITY_TYPES else ("v", "vn")
+    # hit edges sorted once: "is a hit edge within radius of this word" is a bisect, not a scan
+    edges = sorted({e for h in hits for e in h[:2]})
     pos = 0
     found = 0
     for w, flag in _posseg(text[lo:hi]):
         start = lo + pos
         pos += len(w)
-        if flag in want and any(abs(start - h[0]) <= radius or abs(start - h[1]) <= radius for h in hits):
-            found += 1
+        if flag in want:
+            i = bisect_left(edges, start - radius)
+            if i < len(edges) and edges[i] <= start + radius:
+                found += 1
+                if found >= 2:
+                    break
     return min(1.0, found / 2)

@@ -107,7 +107,9 @@ def test_maturity_score(handbook):
 
 def test_cid_glyphs_flag_the_page():
     r = parse_file(DATA / "cid_glyphs.pdf")
-    assert [w[:4] for w in r.warnings] == ["W003"]
+    # pdfminer's complaint about the font is one coded W014 line, not a log line per glyph
+    assert [w[:4] for w in r.warnings] == ["W014", "W003"]
+    assert "(Could not get FontBBox from font descriptor b… ×1)" in r.warnings[0]
     assert r.document.meta["flagged_pages"] == [{"page": 1, "reason": "cid", "cid_glyphs": 3, "chars": 10}]
     assert [b.text for b in r.document.blocks] == ["Page one"]  # (cid:N) glyphs never reach the text
     assert r.document.meta["maturity"]["text_layer"] == 1.0
@@ -141,12 +143,13 @@ def test_broken_pdfs_raise_coded_errors(name, code):
     assert exc.value.code == code
 
 
-def test_garbage_bytes_are_e005(tmp_path):
+def test_text_named_pdf_is_e013(tmp_path):
     p = tmp_path / "garbage.pdf"
     p.write_bytes(b"this is not a pdf at all\n" * 10)
     with pytest.raises(LoopAgentError) as exc:
         parse_file(p)
-    assert exc.value.code == "E005"
+    assert exc.value.code == "E013"  # content sniffing: the suffix only suggests the format
+    assert "is not a pdf file (its content looks like plain text)" in exc.value.message
 
 
 def test_settings_are_validated():
