@@ -1,4 +1,5 @@
 """Scanned pages: OCR with tesseract (chi_sim) when installed, else the W004 warning."""
+import os
 from pathlib import Path
 
 import pytest
@@ -9,8 +10,10 @@ from pipeline.ingest.pdf import PdfSettings, ocr_available, parse_pdf
 SCAN = Path(__file__).resolve().parent.parent / "data" / "pdf" / "scanned_text.pdf"
 
 
-@pytest.mark.skipif(not ocr_available(), reason="tesseract with chi_sim is not installed")
+@pytest.mark.skipif(not ocr_available() and not os.environ.get("LOOPAGENT_REQUIRE_OCR"),
+                    reason="tesseract with chi_sim is not installed")
 def test_scanned_page_is_recognised():
+    assert ocr_available(), "CI installs tesseract-ocr and tesseract-ocr-chi-sim (.ci/run); OCR must run there"
     res = parse_file(SCAN)
     blocks = [(b.type, b.clause, b.text, b.page_start) for b in res.document.blocks]
     assert blocks == [("clause", "第一条", "员工迟到的，每次扣款30元。", 1),
