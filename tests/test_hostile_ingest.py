@@ -122,13 +122,24 @@ def test_page_limit(tmp_path):
     assert e.value.code == "E011"
 
 
-def test_overrunning_file_is_stopped_and_the_batch_goes_on(tmp_path):
+def test_overrunning_file_is_stopped_and_the_batch_goes_on(tmp_path, monkeypatch):
+    import time
+
+    import pipeline.ingest as ingest_pkg
+    real = ingest_pkg.parse_file
+
+    def slow_for_a(path, *args, **kwargs):  # the worker forks after this patch, so it parses this way
+        if Path(path).name.startswith("a_slow"):
+            time.sleep(30)  # a pathological file: far past any limit, whatever the machine's load
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(ingest_pkg, "parse_file", slow_for_a)
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a_slow.pdf").write_bytes((PDFS / "structured_handbook.pdf").read_bytes())
     (docs / "b.md").write_text(ARTICLE, encoding="utf-8")
     kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None,
-                       limits=IngestLimits(file_seconds=0.01, page_seconds=0.001))
+                       limits=IngestLimits(file_seconds=2.0, page_seconds=0.001))
     rep = kb.ingest([docs])
     assert (rep.added, rep.failed) == (1, 1)
     assert rep.lines[0].startswith("E012") and "a_slow.pdf" in rep.lines[0]
