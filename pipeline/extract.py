@@ -1057,6 +1057,7 @@ def _tail_predicate(question: str) -> str:
     if re.search(r"这样|这么", tail):
         return ""  # 这样做合法吗 judges the situation told before
     tail = re.sub(r"^(?:那么?|请问|这|那)", "", tail)
+    tail = re.sub(r"^(?:按照?|根据|依照|依据)[^，,]{0,24}?(?:的)?(?:规定|要求|约定)", "", tail)  # names the document, not the act
     tail = re.sub(r"我们|我|你|他们|他|她|对方|公司|单位|还|能不能|能否|可以|能够|能|会|要|应当|应该|需要|必须|得|先|再次?|也|有权", "", tail)
     if re.fullmatch(r"(?:是)?(?:合规|合法|违法|违规|允许|可行|对|行|有效|正确|属实)的?", tail):
         return ""  # 合法吗 judges the situation told before; it names nothing the provision must say
