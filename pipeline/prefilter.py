@@ -74,12 +74,23 @@ class PrefilterSettings:
     keep: int = 30             # candidates passed on
     bm25_weight: float = 0.15  # share of the (normalised) BM25 score in the final score
     section_weight: float = 0.4
+    # with embeddings on: weighted reciprocal rank fusion of the lexicon order, the BM25 order and the
+    # embedding order (Σ weight / (rrf_k + rank)); chosen on training data by scripts/eval_recall.py --tune
+    embed_recall: int = 60     # blocks the embedding search adds to the pool
+    rrf_k: int = 60
+    rrf_lexicon: float = 1.0
+    rrf_bm25: float = 1.0
+    rrf_embed: float = 1.0
 
     def __post_init__(self) -> None:
-        for name in ("recall", "keep"):
+        for name in ("recall", "keep", "embed_recall", "rrf_k"):
             if getattr(self, name) <= 0:
                 raise LoopAgentError("E303", name=name, value=getattr(self, name), why="must be positive",
                                      allowed="integers > 0")
+        for name in ("rrf_lexicon", "rrf_bm25", "rrf_embed"):
+            if getattr(self, name) < 0:
+                raise LoopAgentError("E303", name=name, value=getattr(self, name), why="must not be negative",
+                                     allowed="numbers >= 0")
 
 
 class Prefilter:
@@ -141,7 +152,7 @@ class Prefilter:
         sem: dict[int, float] = {}
         if self.semantic is not None:
             named = set(query.constraints.get("doc_ids") or [])
-            sem = dict(self.semantic.search(query.text, k=self.settings.keep * 2))
+            sem = dict(self.semantic.search(query.text, k=self.settings.embed_recall))
         blocks = self.store.blocks_by_rid(set(bm) | set(sem))
         if sem and query.constraints.get("doc_ids"):
             blocks = {r: b for r, b in blocks.items() if r in bm or b.doc_id in named}
@@ -216,16 +227,17 @@ class Prefilter:
             cands = self._fuse(cands, blocks, bm, sem)
         return self._with_items(cands)
 
-    @staticmethod
-    def _fuse(cands: list[Candidate], blocks: dict[int, Block], bm: dict[int, float],
+    def _fuse(self, cands: list[Candidate], blocks: dict[int, Block], bm: dict[int, float],
               sem: dict[int, float]) -> list[Candidate]:
-        """Reciprocal rank fusion (k = 60) of the lexicon, BM25 and embedding rankings."""
+        """Weighted reciprocal rank fusion of the lexicon, BM25 and embedding rankings (settings rrf_*)."""
         from .semantic import rrf
 
         def ranking(scores: dict[int, float]) -> list[str]:
             return [blocks[r].block_id for r, _ in sorted(scores.items(), key=lambda x: -x[1]) if r in blocks]
 
-        fused = rrf([[c.block.block_id for c in cands], ranking(bm), ranking(sem)])
+        st = self.settings
+        fused = rrf([[c.block.block_id for c in cands], ranking(bm), ranking(sem)], k=st.rrf_k,
+                    weights=[st.rrf_lexicon, st.rrf_bm25, st.rrf_embed])
         for c in cands:
             c.breakdown["lexicon_score"] = c.score
             c.breakdown["rrf"] = round(fused.get(c.block.block_id, 0.0), 5)
