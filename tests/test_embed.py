@@ -172,3 +172,16 @@ def test_shipped_static_vectors_rank_the_related_provision_first():
                      "住房公积金的存、贷利率由中国人民银行提出。"])
     q = enc.passage(["被裁员能拿几个月工资的经济补偿？"])[0]
     assert int(np.argmax(p @ q)) == 0
+
+
+@pytest.mark.skipif(not (STATIC_DIR / STATIC_FILE).exists(), reason="models/e5_static not built")
+def test_static_mode_end_to_end(tmp_path, docs_copy):
+    kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None, embed="static")
+    rep = kb.ingest([docs_copy])
+    assert rep.embedded == VectorTable(kb.store).count(kb.semantic.encoder.model_id) > 600
+    a = kb.ask("女职工生育享受多少天产假？", trace=True)
+    assert a.status == "answered" and a.value["number"] == 98
+    sims = [x["details"]["similarity"] for x in a.trace["syntax"]["anchors"]]
+    assert sims and all(-1.0 <= s <= 1.0 for s in sims)
+    again = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None, embed="static")
+    assert again.semantic.update() == 0  # every vector is already in the store
