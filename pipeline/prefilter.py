@@ -79,7 +79,7 @@ class PrefilterSettings:
     # data only: dev (110 answerable) and 250 self-supervised cloze questions over ../shared/eval/train
     # (scripts/make_verifier_data.py): among the settings with the best recall@10 + recall@3 on both
     # sets, the one that keeps dev answer accuracy (0.855; k=5 with weights 1 / 1 / 0.5 lost 2 answers).
-    embed_recall: int = 20     # blocks the embedding search adds to the pool (60: the same dev recall, slower)
+    embed_recall: int = 60     # blocks the embedding search adds to the pool (20 or 30: same dev recall, one answer lost)
     rrf_k: int = 5
     rrf_lexicon: float = 1.0
     rrf_bm25: float = 0.5
