@@ -28,7 +28,7 @@ test: install
 	$(PY) -m pytest
 
 test-all:
-	$(MAKE) test EXTRAS=test,llm,eval
+	$(MAKE) test EXTRAS=test,llm,eval,embed
 
 test-slow: install
 	$(PY) -m pytest -m slow

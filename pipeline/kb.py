@@ -46,6 +46,7 @@ class IngestReport:
     seconds: float = 0.0
     lines: list[str] = field(default_factory=list)
     maturity: dict[str, int] = field(default_factory=dict)  # source -> structural maturity 0-100 (PDFs)
+    embedded: int = 0  # blocks given a vector (embeddings on; unchanged texts keep theirs)
 
     @property
     def ingested(self) -> int:
@@ -54,7 +55,8 @@ class IngestReport:
     def summary(self) -> str:
         return (f"docs added {self.added}, updated {self.updated}, skipped {self.skipped}, failed {self.failed}"
                 + (f", removed {self.removed}" if self.removed else "")
-                + f"; blocks {self.blocks}; {self.seconds:.2f} s")
+                + f"; blocks {self.blocks}" + (f", embedded {self.embedded}" if self.embedded else "")
+                + f"; {self.seconds:.2f} s")
 
 
 class KnowledgeBase:
@@ -70,14 +72,17 @@ class KnowledgeBase:
     def __init__(self, db: str | Path | None = None, rules_dirs: Optional[list[Path]] = None,
                  audit_log: str | Path | None = None, settings: Optional[AskSettings | Settings] = None,
                  create: bool = True, generator: Any = None, semantic_model: Any = None,
-                 config: Optional[Settings] = None, limits: Optional[IngestLimits] = None) -> None:
+                 config: Optional[Settings] = None, limits: Optional[IngestLimits] = None,
+                 embed: Any = None) -> None:
         """Open (or create) the store ``db``.
 
         ``config`` (or a :class:`~pipeline.config.Settings` passed as ``settings``) says where rules,
         dictionaries and the parser come from; by default it is resolved from $LOOPAGENT_RULES /
         $LOOPAGENT_DICTIONARIES, a loopagent.toml beside the store, and the shipped folders.
         ``settings`` as :class:`AskSettings` tunes the ask path; ``limits`` bounds what one ingested
-        file may cost (:class:`~pipeline.ingest.IngestLimits`).
+        file may cost (:class:`~pipeline.ingest.IngestLimits`). ``embed`` (stages 1-2): an
+        :class:`~pipeline.embed.EmbedSettings`, a mode name (``off`` | ``static`` | ``e5`` | ``auto``),
+        an encoder object with ``model_id``, ``dim``, ``query()``, ``passage()``, or None (off).
         """
         if db is not None and not isinstance(db, (str, os.PathLike)):
             raise TypeError(f"db must be a path (str or os.PathLike), not {type(db).__name__}")
@@ -104,13 +109,23 @@ class KnowledgeBase:
                 raise TypeError(f"generator must be a GeneratorSettings or an object with run(), "
                                 f"not {type(generator).__name__}")
             self.generator = Generator(generator)
-        self.semantic = None  # optional embedding recall (off by default): a local model dir or an encoder
+        # embeddings for stages 1-2: ``embed`` is EmbedSettings, a mode name (off | static | e5), an
+        # encoder object (tests), or None for the default; a sentence-transformers ``semantic_model`` wins
+        self.semantic = None
         if semantic_model is not None:
             if not isinstance(semantic_model, (str, os.PathLike)) and not hasattr(semantic_model, "encode"):
                 raise TypeError(f"semantic_model must be a model folder or an encoder with encode(), "
                                 f"not {type(semantic_model).__name__}")
             from .semantic import SemanticRecall
             self.semantic = SemanticRecall(self.store, semantic_model)
+        else:
+            from .embed import EmbedSettings, make_index
+            if isinstance(embed, str):
+                self.semantic = make_index(self.store, EmbedSettings(mode=embed))
+            elif embed is None or isinstance(embed, EmbedSettings):
+                self.semantic = make_index(self.store, embed)
+            else:
+                self.semantic = make_index(self.store, encoder=embed)
         self._orch: Optional[Orchestrator] = None
         self._index_checked = -1
 
@@ -129,13 +144,15 @@ class KnowledgeBase:
 
     # --- ingest ----------------------------------------------------------------
     def ingest(self, paths: Iterable[str | Path], collection: str = "default", force: bool = False,
-               password: Optional[str] = None, follow_symlinks: bool = False) -> IngestReport:
+               password: Optional[str] = None, follow_symlinks: bool = False,
+               progress: bool = False) -> IngestReport:
         """Ingest files and directories (recursively); unchanged files are skipped, bad ones reported.
 
         Each file is parsed under ``self.limits`` (size, pages, time: a file over a limit is
         reported, the batch goes on). Two different files never share a source name: a name
         another existing file holds is qualified with the file's folders (W017); the same file
-        reached by two paths keeps its one source. A store error (E1xx) ends the batch.
+        reached by two paths keeps its one source. A store error (E1xx) ends the batch. With
+        embeddings on, the new blocks are embedded at the end (``progress``: a bar on stderr).
         """
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]  # one path, not its characters
@@ -193,6 +210,8 @@ class KnowledgeBase:
                 self._orch.analyzer.invalidate()
         if rep.ingested and (was_empty or self.store.get_meta(INDEX_WORDS_KEY) is None):
             self.store.set_meta(INDEX_WORDS_KEY, json.dumps(sorted(tokenize.index_words()), ensure_ascii=False))
+        if rep.ingested and hasattr(self.semantic, "update"):
+            rep.embedded = self.semantic.update(progress=progress)
         rep.seconds = time.perf_counter() - t0
         return rep
 

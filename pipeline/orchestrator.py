@@ -15,6 +15,7 @@ from typing import Any, Optional
 from .analyze import CATEGORY_WEIGHT, QueryAnalyzer
 from .syntax import patterns as _dep_patterns  # noqa: F401  (registers the dep_pattern rule kind; no spaCy import)
 from .anchors import coverage, lexical_anchors
+from .embed import annotate_similarity
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import ExtractSettings, Extractor, Found, condition_match, phrase_bonus, render_value
@@ -145,6 +146,8 @@ class Orchestrator:
         timings["prefilter"] = _ms(t)
         t = time.perf_counter()
         anchors = self._anchors(query, cands)
+        if hasattr(self.prefilter.semantic, "similarities"):  # embeddings on: a feature for later stages
+            annotate_similarity(self.prefilter.semantic, query.text, anchors)
         timings["syntax"] = _ms(t)
         t = time.perf_counter()
         found = self._validity(query) if query.constraints.get("validity_of") else None

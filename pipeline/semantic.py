@@ -95,10 +95,13 @@ class SemanticRecall:
         return [(self._rids[i], float(sims[i])) for i in top]
 
 
-def rrf(rankings: list[list[Any]], k: int = 60) -> dict[Any, float]:
-    """Reciprocal rank fusion: Σ 1 / (k + rank) over the rankings an item appears in (rank from 1)."""
+def rrf(rankings: list[list[Any]], k: int = 60, weights: Optional[list[float]] = None) -> dict[Any, float]:
+    """Reciprocal rank fusion: Σ weight / (k + rank) over the rankings an item appears in (rank from 1)."""
     out: dict[Any, float] = {}
-    for ranking in rankings:
+    for i, ranking in enumerate(rankings):
+        w = 1.0 if weights is None else weights[i]
+        if not w:
+            continue
         for rank, item in enumerate(ranking, 1):
-            out[item] = out.get(item, 0.0) + 1.0 / (k + rank)
+            out[item] = out.get(item, 0.0) + w / (k + rank)
     return out

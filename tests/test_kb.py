@@ -115,7 +115,8 @@ def test_trace_lists_stage_details(example_kb):
     cands = d["stages"]["prefilter"]["candidates"]
     assert 1 <= len(cands) <= 30
     assert set(cands[0]) >= {"block_id", "doc_id", "score", "terms", "text"}
-    assert [c["score"] for c in cands] == sorted((c["score"] for c in cands), reverse=True)
+    order = [c["breakdown"].get("rrf", c["score"]) for c in cands]  # embeddings on: the fused rank decides
+    assert order == sorted(order, reverse=True)
     assert d["stages"]["syntax"]["anchors"][0]["text"] == d["evidence"][0]["text"]
     assert d["stages"]["analyze"]["type"] == "duration"
 

@@ -44,7 +44,7 @@ def test_semantic_recall_is_cached_and_fused(tmp_path, docs_copy):
 
 
 def test_off_by_default_and_missing_model_dir(tmp_path, example_kb):
-    assert example_kb.semantic is None
+    assert example_kb.semantic is None  # neither sentence-transformers recall nor pipeline.embed by default
     rec = SemanticRecall(example_kb.store, tmp_path / "no-model")
     with pytest.raises(LoopAgentError) as e:
         rec.search("产假")
