@@ -47,10 +47,10 @@ def set_path(name: str) -> Path:
     return ROOT / "tests" / "data" / "fresh" / f"{name}.jsonl"
 
 
-def collect(db: str, sets: list[str]) -> list[dict]:
+def collect(db: str, sets: list[str], embed: str = "off") -> list[dict]:
     """One row per question: its set, whether it was scored correct/wrong, and (when the coverage
     decision saw an extraction) that extraction's features and what today's bars decided."""
-    kb = KnowledgeBase(db, settings=AskSettings(record=True))
+    kb = KnowledgeBase(db, settings=AskSettings(record=True), embed=None if embed == "off" else embed)
     rep = kb.ingest([SHARED / "dev" / "docs"])
     print(f"store {db}: {rep.summary()}", flush=True)
     orch = kb.orchestrator
@@ -156,6 +156,7 @@ def main() -> int:
     p.add_argument("--out", default=str(ROOT / "models" / "verifier"))
     p.add_argument("--max-wrong", type=float, default=0.02)
     p.add_argument("--l2", type=float, default=1.0)
+    p.add_argument("--embed", default="off", help="off, static or e5: embeddings give the similarity feature")
     args = p.parse_args()
     sets = args.sets.split(",")
     if any("sealed" in s for s in sets):
@@ -168,7 +169,7 @@ def main() -> int:
         if not (SHARED / "dev" / "docs").is_dir():
             print(f"documents not found: {SHARED / 'dev' / 'docs'} (needs ../shared)", file=sys.stderr)
             return 2
-        rows = collect(args.db, sets)
+        rows = collect(args.db, sets, args.embed)
         if args.rows:
             with open(args.rows, "w", encoding="utf-8") as f:
                 f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
