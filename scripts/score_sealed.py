@@ -61,9 +61,13 @@ def main() -> int:
                     f"{s['not_found_on_unanswerable']:.2f} | {s['reported_ms_p50']} | {ingest_s:.0f} s |")
             print(line, flush=True)
             lines.append(line)
-    if args.record:
-        with open(ROOT / "docs" / "benchmarks.md", "a", encoding="utf-8") as f:
-            f.write("\n" + "\n".join(lines) + "\n")
+    if args.record:  # rows go at the end of the sealed-set table
+        page = ROOT / "docs" / "benchmarks.md"
+        text = page.read_text(encoding="utf-8").split("\n")
+        i = next(k for k, x in enumerate(text) if x.startswith("| date | set | mode |")) + 2
+        while i < len(text) and text[i].startswith("|"):
+            i += 1
+        page.write_text("\n".join(text[:i] + lines + text[i:]), encoding="utf-8")
     return 0
 
 
