@@ -6,6 +6,7 @@ import json
 import os
 import sqlite3
 import sys
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -42,7 +43,11 @@ def cmd_ingest(args) -> int:
     kb = KnowledgeBase(args.db, audit_log=None, config=_config(args), embed=_embed_mode(args))
     if args.remove:
         n = kb.remove(args.paths)
-        print(f"removed {n} of {len(args.paths)} documents")
+        from .audit import AuditLog  # a deletion is on the record: `remove` events in the audit chain
+        audit = AuditLog(_audit_path(args.db, None))
+        audit.event("remove", sources=list(args.paths), removed=n, versions="all")
+        audit.flush()
+        print(f"removed {n} of {len(args.paths)} documents (all versions)")
         return 0 if n else 1
     rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password,
                     follow_symlinks=args.follow_symlinks,
@@ -203,6 +208,8 @@ def _print_human(ans) -> None:
 
 def cmd_docs(args) -> int:
     kb = KnowledgeBase(args.db, create=False, config=_config(args))
+    if args.history:
+        return _print_history(kb, args)
     docs = kb.documents(args.collection)
     if args.json:
         print(json.dumps(docs, ensure_ascii=False, indent=2))
@@ -236,10 +243,27 @@ def _cited_sentence(db: str, audit: Optional[str], block_id: str, trace_id: Opti
     return found
 
 
+def _print_history(kb, args) -> int:
+    """`docs --history`: every version of every document, superseded ones marked."""
+    vers = [v for v in kb.store.versions() if not args.collection or v["collection"] == args.collection]
+    if args.json:
+        print(json.dumps(vers, ensure_ascii=False, indent=2))
+        return 0
+    for v in vers:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(v["ingested_at"]))
+        state = "current" if v["superseded_at"] is None else f"superseded by {v['superseded_by'][:12]}"
+        print(f"{v['doc_id']}  {v['content_hash'][:12]}  ingested {when}  {v.get('version_date') or '':10s}  "
+              f"{v['source']}  [{state}]")
+    print(f"{len(vers)} versions of {len({v['source'] for v in vers})} documents")
+    return 0
+
+
 def cmd_show(args) -> int:
     kb = KnowledgeBase(args.db, create=False, config=_config(args))
-    b = kb.block(args.block_id)
-    doc = kb.store.document(b.doc_id) or {}
+    found = kb.store.block_version(args.block_id)  # a superseded version's block too, marked below
+    if found is None:
+        raise LoopAgentError("E103", block_id=args.block_id, db=str(kb.store.path))
+    b, doc = found
     if args.image:
         from .ingest.render import render_evidence  # the PDF path is recorded at ingest
         pdf = doc.get("meta", {}).get("path")
@@ -264,6 +288,12 @@ def cmd_show(args) -> int:
     d = b.to_dict()
     d["title"] = doc.get("title")
     d["source"] = doc.get("source")
+    d["content_hash"] = doc.get("content_hash")
+    if doc.get("superseded_at"):  # a block of an older version: still shown, marked
+        d["superseded_by"] = doc["superseded_by"]
+        d["superseded_at"] = doc["superseded_at"]
+        print(f"superseded by {doc['superseded_by'][:12]} on "
+              f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(doc['superseded_at']))}", file=sys.stderr)
     print(json.dumps(d, ensure_ascii=False, indent=2))
     return 0
 
@@ -379,6 +409,7 @@ def build_parser() -> argparse.ArgumentParser:
     db_arg(sp)
     sp.add_argument("--collection")
     sp.add_argument("--json", action="store_true")
+    sp.add_argument("--history", action="store_true", help="list every version, superseded ones included")
     sp.set_defaults(func=cmd_docs)
 
     sp = sub.add_parser("show", help="show a block (evidence) by id")
@@ -410,6 +441,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("reindex", help="re-tokenise the search index after a user-dictionary change")
     db_arg(sp)
     sp.set_defaults(func=cmd_reindex)
+
+    from .audit_cli import add_subparsers as add_audit_subparsers  # audit verify, explain, replay, feedback, metrics
+    add_audit_subparsers(sub, db_arg)
 
     from .evaluate import add_subparser as add_eval_subparser  # `loopagent eval` (scores, baselines)
     add_eval_subparser(sub)

@@ -93,6 +93,15 @@ class Messages:
     E408 = ("Static word vectors {path} are missing or unreadable ({detail}). Rebuild them with "
             "`python scripts/distil_static.py --docs DIR`, or run with `--no-embed`.")
 
+    # audit (E6xx)
+    E601 = "Audit log {path} does not exist. `ask` writes <db>.audit.jsonl by default; pass --audit FILE."
+    E602 = ("{where}: {problem}. The log changed after it was written: keep the files as they are for the "
+            "investigation and compare them with a backup.")
+    E603 = ("Trace id {trace_id!r} is not in the audit log {path}. Check the id (an answer's trace_id) and "
+            "pass the log it was written to with --audit.")
+    E604 = ("Replay input {path} is neither a trace id, an audit log nor a question file. Pass a trace id, "
+            "a *.audit.jsonl file or a JSONL file of {{\"id\", \"question\"}} lines.")
+
     # warnings
     W001 = "Skipped unchanged {path} (same content hash)."
     W002 = "Decoded {path} as GB18030, not UTF-8."

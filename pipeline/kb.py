@@ -305,5 +305,7 @@ class KnowledgeBase:
         return b
 
     def close(self) -> None:
+        """Write queued audit records and close this thread's store connection."""
+        self.audit.flush()
         self._worker.close()
         self.store.close()

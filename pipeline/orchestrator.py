@@ -134,8 +134,23 @@ class Orchestrator:
         answer.timings_ms = timings
         if trace:
             answer.trace = trace_obj
-        self.audit.record(answer, {"rules_version": self.rules.version})
+        if self.audit.enabled:
+            self.audit.record(answer, self._audit_context(answer, query, session, collection))
         return answer
+
+    def _audit_context(self, answer: Answer, query: Query, session: Optional[str],
+                       collection: Optional[str]) -> dict[str, Any]:
+        """What the audit record needs beyond the answer: versions, fingerprints, refusals."""
+        try:
+            fp, changed = self.rules.fingerprint()
+            docs = {e.doc_id: self.store.document(e.doc_id) for e in answer.evidence}
+            blocks = {e.block_id: self.store.block(e.block_id) for e in answer.evidence}
+            return {"docs": docs, "blocks": blocks, "session": session, "collection": collection, "qtype": query.qtype,
+                    "rejected": query.rejected[:20], "rules_fingerprint": fp, "rules_changed_at": round(changed, 3),
+                    "store_fingerprint": self.store.fingerprint()}
+        except Exception as exc:  # the audit must never break answering
+            log.warning("audit context incomplete: %s", exc)
+            return {"session": session, "collection": collection, "audit_error": str(exc)}
 
     def _answer_one(self, query: Query, trace_obj: dict, doc_ids: Optional[list[str]] = None):
         timings: dict[str, float] = {}
@@ -221,6 +236,7 @@ class Orchestrator:
             trace_obj.setdefault("extract", {}).setdefault("rejected", []).append(
                 {"method": found.method, "answer": found.answer, "coverage": round(cov, 3), "why": why})
         query.reasons.append(f"拒答：{why}")
+        query.rejected.append({"method": found.method, "why": why})
         return False
 
     def _verify(self, query: Query, found: Found, ev_text: str, text: str, context: str, cov: float) -> Optional[str]:
@@ -286,6 +302,7 @@ class Orchestrator:
                                      "reason": result.reason, "tokens": result.tokens, "ms": round(result.ms, 1)}
         if not result.grounded:
             query.reasons.append(f"拒答：生成的答案未通过依据检查（{result.reason}）")
+            query.rejected.append({"method": f"generator:{result.model}", "why": result.reason})
             return None
         return Found(value={"kind": "text", "text": result.text}, answer=result.text,
                      method=f"generator:{result.model}", anchor=anchor, evidence=probe.evidence, score=0.5,

@@ -7,6 +7,7 @@ rules when a new version is broken.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -297,6 +298,35 @@ class RuleSet:
                                       key=lambda x: rank.get(x[1].path, (len(self.dirs), str(x[1].path))))]
         self._order_cache = (self.version, out)
         return out
+
+    def fingerprint(self) -> tuple[str, float]:
+        """(content hash of every rule and dictionary file under the rule folders, newest mtime).
+
+        The hash covers YAML rules and the jieba .txt dictionaries alike, so two processes with
+        the same fingerprint answer with the same rules; it is recomputed only when a file's
+        size or mtime changes.
+        """
+        stats = []
+        for d in self.dirs:
+            if d.is_dir():
+                for p in sorted(d.rglob("*")):
+                    if p.suffix in (".yaml", ".yml", ".txt") and p.is_file():
+                        st = p.stat()
+                        stats.append((p, st.st_mtime_ns, st.st_size))
+        key = tuple(stats)
+        cached = getattr(self, "_fp", None)
+        if cached and cached[0] == key:
+            return cached[1], cached[2]
+        h = hashlib.sha256()
+        for d in self.dirs:
+            for p, _, _ in stats:
+                if d in p.parents:
+                    h.update(f"{d.name}/{p.relative_to(d)}\0".encode())
+                    h.update(hashlib.sha256(p.read_bytes()).digest())
+        fp = h.hexdigest()[:16]
+        newest = max((m for _, m, _ in stats), default=0) / 1e9
+        self._fp = (key, fp, newest)
+        return fp, newest
 
     def get(self, kind: str) -> list[dict[str, Any]]:
         """Rules of ``kind``; an overlay rule with an id seen before replaces that rule in place."""

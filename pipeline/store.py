@@ -7,6 +7,7 @@ Connections are per thread.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sqlite3
@@ -19,7 +20,54 @@ from .errors import LoopAgentError
 from .tokenize import index_tokens
 from .types import Block, Document
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+# v2: superseded document versions and their blocks are kept (doc_versions, block_history);
+# answer feedback lives in the store. A v1 store is upgraded in place when opened.
+_SCHEMA_V2 = """
+CREATE TABLE IF NOT EXISTS doc_versions (
+    doc_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    source TEXT NOT NULL,
+    title TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    version_date TEXT,
+    effective_date TEXT,
+    collection TEXT NOT NULL DEFAULT 'default',
+    meta TEXT NOT NULL DEFAULT '{}',
+    n_blocks INTEGER NOT NULL DEFAULT 0,
+    ingested_at REAL NOT NULL,
+    superseded_at REAL NOT NULL,
+    superseded_by TEXT NOT NULL,
+    PRIMARY KEY (doc_id, content_hash)
+);
+CREATE TABLE IF NOT EXISTS block_history (
+    block_id TEXT NOT NULL,
+    doc_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    text TEXT NOT NULL,
+    section TEXT NOT NULL,
+    clause TEXT,
+    page_start INTEGER,
+    page_end INTEGER,
+    bbox TEXT,
+    table_header TEXT,
+    table_rows TEXT,
+    meta TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (block_id, content_hash)
+);
+CREATE TABLE IF NOT EXISTS feedback (
+    id INTEGER PRIMARY KEY,
+    trace_id TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    expected TEXT,
+    note TEXT,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS feedback_trace ON feedback(trace_id);
+"""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -56,10 +104,12 @@ CREATE INDEX IF NOT EXISTS blocks_doc_ord ON blocks(doc_id, ord);
 CREATE INDEX IF NOT EXISTS blocks_clause ON blocks(doc_id, clause);
 CREATE VIRTUAL TABLE IF NOT EXISTS blocks_fts USING fts5(text, section, title, tokenize='unicode61');
 CREATE VIRTUAL TABLE IF NOT EXISTS blocks_vocab USING fts5vocab(blocks_fts, 'row');
-"""
+""" + _SCHEMA_V2
 
 _BLOCK_COLS = ("rid, block_id, doc_id, ord, type, text, section, clause, page_start, page_end, bbox, "
                "table_header, table_rows, meta")
+
+_H_COLS = ", ".join(f"h.{c}" for c in _BLOCK_COLS[5:].split(", "))
 
 
 def default_busy_timeout() -> float:
@@ -179,8 +229,24 @@ class Store:
                 raise
         row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         found = int(row[0]) if row else None
+        if found == 1:
+            self._migrate_v1(c)
+            return
         if found != SCHEMA_VERSION:
             raise LoopAgentError("E101", db=str(self.path), found=found, expected=SCHEMA_VERSION)
+
+    def _migrate_v1(self, c: sqlite3.Connection) -> None:
+        """v1 → v2: add the version history and feedback tables (no existing row changes)."""
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            for stmt in _SCHEMA_V2.split(";"):
+                if stmt.strip():
+                    c.execute(stmt)
+            c.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
 
     # --- writing ----------------------------------------------------------
     def document_hash(self, source: str) -> Optional[str]:
@@ -198,6 +264,7 @@ class Store:
             c = self.conn()
             c.execute("BEGIN IMMEDIATE")
             try:
+                self._archive(c, doc)
                 existed = self._delete_doc(c, doc.source)
                 c.execute(
                     "INSERT INTO documents(doc_id, source, title, kind, content_hash, version_date, effective_date,"
@@ -222,13 +289,31 @@ class Store:
         self._bump()
         return "updated" if existed else "added"
 
+    @staticmethod
+    def _archive(c: sqlite3.Connection, doc: Document) -> None:
+        """Keep the current version of ``doc.source`` (row and blocks) when new content replaces it."""
+        row = c.execute("SELECT doc_id, content_hash FROM documents WHERE source=?", (doc.source,)).fetchone()
+        if not row or row[1] == doc.content_hash:
+            return
+        c.execute("INSERT OR REPLACE INTO doc_versions SELECT doc_id, content_hash, source, title, kind, version_date,"
+                  " effective_date, collection, meta, n_blocks, ingested_at, ?, ? FROM documents WHERE doc_id=?",
+                  (time.time(), doc.content_hash, row[0]))
+        c.execute("INSERT OR REPLACE INTO block_history SELECT block_id, doc_id, ?, ord, type, text, section, clause,"
+                  " page_start, page_end, bbox, table_header, table_rows, meta FROM blocks WHERE doc_id=?",
+                  (row[1], row[0]))
+
     def remove(self, source: str) -> bool:
-        """Delete the document with this source name; True if it existed."""
+        """Delete the document with this source name, all its versions included; True if it existed."""
         with self._write_lock, self._coded():
             c = self.conn()
             c.execute("BEGIN IMMEDIATE")
             try:
                 existed = self._delete_doc(c, source)
+                old = [r[0] for r in c.execute("SELECT DISTINCT doc_id FROM doc_versions WHERE source=?", (source,))]
+                for doc_id in old:
+                    c.execute("DELETE FROM block_history WHERE doc_id=?", (doc_id,))
+                c.execute("DELETE FROM doc_versions WHERE source=?", (source,))
+                existed = existed or bool(old)
                 c.execute("COMMIT")
             except BaseException:
                 if c.in_transaction:
@@ -271,6 +356,71 @@ class Store:
     def block(self, block_id: str) -> Optional[Block]:
         r = self.conn().execute(f"SELECT {_BLOCK_COLS} FROM blocks WHERE block_id=?", (block_id,)).fetchone()
         return _block_row(r) if r else None
+
+    def block_version(self, block_id: str) -> Optional[tuple[Block, dict[str, Any]]]:
+        """A block and the document version holding it: the current one, else the newest superseded one.
+
+        The version dict is the document row plus ``superseded_at``/``superseded_by`` (None when current).
+        """
+        b = self.block(block_id)
+        if b is not None:
+            d = self.document(b.doc_id) or {}
+            return b, {**d, "superseded_at": None, "superseded_by": None}
+        c = self.conn()
+        r = c.execute(f"SELECT h.rowid AS rid, {_H_COLS}, h.content_hash FROM block_history h "
+                      "JOIN doc_versions v USING (doc_id, content_hash) WHERE block_id=? "
+                      "ORDER BY v.superseded_at DESC LIMIT 1", (block_id,)).fetchone()
+        if r is None:
+            return None
+        v = c.execute("SELECT * FROM doc_versions WHERE doc_id=? AND content_hash=?",
+                      (r["doc_id"], r["content_hash"])).fetchone()
+        return _block_row(r), _doc_row(v)
+
+    def versions(self, source: Optional[str] = None) -> list[dict[str, Any]]:
+        """Every version of every document (or of one source), current ones with ``superseded_at`` None."""
+        args: tuple = (source,) if source else ()
+        where = " WHERE source=?" if source else ""
+        cur = [{**_doc_row(r), "superseded_at": None, "superseded_by": None}
+               for r in self.conn().execute(f"SELECT * FROM documents{where}", args)]
+        old = [_doc_row(r) for r in self.conn().execute(f"SELECT * FROM doc_versions{where}", args)]
+        return sorted(cur + old, key=lambda d: (d["source"], d["ingested_at"]))
+
+    def document_version(self, doc_id: str, content_hash: str) -> Optional[dict[str, Any]]:
+        """The version of a document with this content hash (current or superseded), or None."""
+        d = self.document(doc_id)
+        if d and d["content_hash"] == content_hash:
+            return {**d, "superseded_at": None, "superseded_by": None}
+        r = self.conn().execute("SELECT * FROM doc_versions WHERE doc_id=? AND content_hash=?",
+                                (doc_id, content_hash)).fetchone()
+        return _doc_row(r) if r else None
+
+    def fingerprint(self) -> str:
+        """A hash of the current documents' ids and content hashes (what answers are drawn from)."""
+        c = self.conn()
+        key = (self._generation, c.execute("PRAGMA data_version").fetchone()[0])
+        cached = getattr(self._local, "fp", None)
+        if cached and cached[0] == key:
+            return cached[1]
+        h = hashlib.sha256()
+        for doc_id, chash in c.execute("SELECT doc_id, content_hash FROM documents ORDER BY doc_id"):
+            h.update(f"{doc_id}:{chash}\n".encode())
+        fp = h.hexdigest()[:16]
+        self._local.fp = (key, fp)
+        return fp
+
+    # --- feedback ---------------------------------------------------------
+    def add_feedback(self, trace_id: str, verdict: str, expected: Optional[str] = None,
+                     note: Optional[str] = None) -> int:
+        """Store a verdict ('right' or 'wrong') on the answer with this trace id; returns its row id."""
+        with self._write_lock:
+            cur = self.conn().execute(
+                "INSERT INTO feedback(trace_id, verdict, expected, note, created_at) VALUES (?,?,?,?,?)",
+                (trace_id, verdict, expected, note, time.time()))
+            return int(cur.lastrowid)
+
+    def feedback(self) -> list[dict[str, Any]]:
+        """All feedback rows, oldest first."""
+        return [dict(r) for r in self.conn().execute("SELECT * FROM feedback ORDER BY id")]
 
     def blocks_by_rid(self, rids: Iterable[int]) -> dict[int, Block]:
         rids = list(rids)

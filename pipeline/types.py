@@ -199,6 +199,7 @@ class Query:
     article_hint: Optional[str] = None   # 第X条 named in the question
     constraints: dict[str, Any] = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)  # {method, why} refused by the gate (audit)
 
 
 @dataclass

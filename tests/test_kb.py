@@ -73,6 +73,7 @@ def test_empty_question_is_a_coded_error(example_kb):
 def test_audit_log_records_each_decision(tmp_path, example_kb):
     kb = KnowledgeBase(example_kb.store.path, audit_log=tmp_path / "audit.jsonl")
     a = kb.ask(CASES[0][0], id="q1")
+    assert kb.audit.flush()  # records are written by a background thread
     import json
     rows = [json.loads(l) for l in (tmp_path / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
     assert rows[-1]["trace_id"] == a.trace_id and rows[-1]["id"] == "q1"
