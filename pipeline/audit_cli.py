@@ -7,6 +7,7 @@ rule set and reports every answer that changed.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import sys
 import time
@@ -173,6 +174,17 @@ def replay(db: str, items: list[dict[str, Any]], rules_dirs: Optional[list[Path]
     fp_now = after_kb.rules.fingerprint()[0]
     store_fp = after_kb.store.fingerprint()
     for it in items:
+        rep.total += 1
+        expect = it.get("expect")
+        if expect:  # a spec line (an accepted suggestion): the fixed answer must stay fixed
+            after = after_kb.ask(it["question"], session=it.get("session"), collection=it.get("collection")).to_dict()
+            if expect in (after.get("answer") or "") + json.dumps(after.get("value"), ensure_ascii=False):
+                rep.unchanged += 1
+            else:
+                rep.changes.append(Change(str(it["key"]), it["question"], {
+                    "status": "expected", "answer": expect, "value": None, "method": None, "evidence": []},
+                    _brief(after)))
+            continue
         before = it.get("before")
         if before is None:
             if before_kb is None:
@@ -180,7 +192,6 @@ def replay(db: str, items: list[dict[str, Any]], rules_dirs: Optional[list[Path]
             before = before_kb.ask(it["question"], session=it.get("session"),
                                    collection=it.get("collection")).to_dict()
         after = after_kb.ask(it["question"], session=it.get("session"), collection=it.get("collection")).to_dict()
-        rep.total += 1
         if _answer_key(before) == _answer_key(after):
             rep.unchanged += 1
             if it.get("before") is not None and before.get("rules_fingerprint") == fp_now \
@@ -222,7 +233,8 @@ def replay_items(source: str, args) -> list[dict[str, Any]]:
             if line.strip():
                 row = json.loads(line)
                 items.append({"key": str(row.get("id") or i), "id": row.get("id"), "question": row["question"],
-                              "session": row.get("session"), "collection": row.get("collection")})
+                              "session": row.get("session"), "collection": row.get("collection"),
+                              "expect": row.get("expect")})
     return items
 
 
@@ -402,3 +414,103 @@ def add_subparsers(sub, db_arg) -> None:
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--strict", action="store_true", help="exit 1 when a metric fails its threshold")
     sp.set_defaults(func=cmd_metrics)
+
+
+# --- rules suggest: candidates mined from answers marked wrong --------------------------------
+_VALUE_NOUN = re.compile(r"(?:什么|哪些|哪个|哪种|哪类|多少|几)([\u4e00-\u9fff]{1,3}?)(?:[？?，。吗呢]|$)")
+
+
+def known_words(rules: Any) -> set[str]:
+    """Every word the lexicon tiers and synonym entries already know."""
+    out: set[str] = set()
+    for r in rules.get("lexicon"):
+        out |= set(r.get("words") or [])
+    for r in rules.get("synonyms"):
+        out |= set(r.get("user") or []) | set(r.get("doc") or [])
+    return out
+
+
+def suggest(records: dict[str, dict[str, Any]], feedback: list[dict[str, Any]], rules: Any,
+            store: Any) -> list[dict[str, Any]]:
+    """Candidates for an expert from answers marked wrong: question words that no lexicon tier or
+    synonym knows and no stored document uses, so recall cannot reach the wording the documents use
+    (``kind: word``), and asked value nouns (什么证件 → 证件) no question type or template names
+    (``kind: value_noun``). Each lists the traces it comes from; ids are stable for ``--accept``."""
+    from .tokenize import cut, is_content_word
+    known = known_words(rules)
+    kinds_text = json.dumps([r for k in ("question_type", "template") for r in rules.get(k)], ensure_ascii=False,
+                            default=str)
+    wrong: dict[str, dict[str, Any]] = {}
+    for f in feedback:
+        if f["verdict"] == "wrong":
+            wrong[f["trace_id"]] = f
+        else:
+            wrong.pop(f["trace_id"], None)
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for trace_id, f in wrong.items():
+        rec = records.get(trace_id)
+        if rec is None:
+            continue
+        q = rec["question"]
+        words = [w for w in cut(q) if len(w) >= 2 and is_content_word(w) and w not in known]
+        df = store.doc_freq(words)
+        cands = [("word", w) for w in words if not df.get(w.lower())]
+        cands += [("value_noun", m.group(1)) for m in _VALUE_NOUN.finditer(q) if m.group(1) not in kinds_text]
+        for kind, w in cands:
+            s = found.setdefault((kind, w), {"id": f"{kind}:{w}", "kind": kind, "word": w, "traces": [],
+                                             "questions": [], "expected": []})
+            if trace_id not in s["traces"]:
+                s["traces"].append(trace_id)
+                s["questions"].append(q)
+                s["expected"].append(f.get("expected"))
+    return sorted(found.values(), key=lambda s: (-len(s["traces"]), s["id"]))
+
+
+def accept(suggestion: dict[str, Any], doc_words: list[str], rules_dir: Path, specs: Path) -> list[str]:
+    """Accept a ``word`` suggestion as a synonym (user word → the expert's document words) in
+    ``rules_dir/synonyms_accepted.yaml``, and add one spec line per trace (question → expected) to
+    ``specs``, which `loopagent replay SPECS` checks so a fixed answer stays fixed. Returns what was written."""
+    written = []
+    syn = rules_dir / "synonyms_accepted.yaml"
+    if not syn.exists():
+        syn.write_text("# Synonyms accepted from `loopagent rules suggest` (answers marked wrong).\n"
+                       "kind: synonyms\nrules:\n", encoding="utf-8")
+    rid = f"syn.accepted.{suggestion['word']}"
+    if rid not in syn.read_text(encoding="utf-8"):
+        entry = (f"  - {{id: {rid}, user: [{suggestion['word']}], doc: [{', '.join(doc_words)}], "
+                 f"note: \"from traces {' '.join(suggestion['traces'])}\"}}\n")
+        with open(syn, "a", encoding="utf-8") as f:
+            f.write(entry)
+        written.append(f"{syn}: {rid}")
+    specs.parent.mkdir(parents=True, exist_ok=True)
+    with open(specs, "a", encoding="utf-8") as f:
+        for t, q, e in zip(suggestion["traces"], suggestion["questions"], suggestion["expected"]):
+            f.write(json.dumps({"id": t, "question": q, "expect": e, "rule": rid}, ensure_ascii=False) + "\n")
+            written.append(f"{specs}: {t}")
+    return written
+
+
+def cmd_suggest(args) -> int:
+    from .kb import KnowledgeBase
+    from .rules import RULES_DIR
+    path = _audit_file(args)
+    records = {r["trace_id"]: r for _, _, r in iter_records(path) if r.get("kind", "answer") == "answer"}
+    kb = KnowledgeBase(args.db, audit_log=None, create=False)
+    sugg = suggest(records, kb.store.feedback(), kb.rules, kb.store)
+    if args.accept:
+        chosen = next((s for s in sugg if s["id"] == args.accept), None)
+        if chosen is None or chosen["kind"] != "word" or not args.doc:
+            print(f"--accept needs a word suggestion id from the list and --doc WORD (got {args.accept!r})",
+                  file=sys.stderr)
+            return 2
+        for line in accept(chosen, args.doc, Path(args.rules_dir or DICT_DIR),
+                           Path(args.specs or RULES_DIR / "specs" / "feedback.jsonl")):
+            print(f"wrote {line}")
+        return 0
+    if args.json:
+        print(json.dumps(sugg, ensure_ascii=False, indent=2))
+    else:
+        for s in sugg:
+            print(f"{s['id']:20s} {len(s['traces'])} wrong answers  e.g. {s['questions'][0]}")
+        print(f"{len(sugg)} suggestions")
+    return 0

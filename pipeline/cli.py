@@ -315,6 +315,9 @@ def cmd_check(args) -> int:
 
 
 def cmd_rules(args) -> int:
+    if args.action == "suggest":  # candidates mined from answers marked wrong (pipeline/audit_cli.py)
+        from .audit_cli import cmd_suggest
+        return cmd_suggest(args)
     from .rules_cli import lint, run_rule_tests
     settings = _config(args)
     if args.action == "test":
@@ -427,10 +430,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_check)
 
     sp = sub.add_parser("rules", help="check rules: `rules test` runs every rule's examples, `rules lint` validates")
-    sp.add_argument("action", choices=["test", "lint"])
+    sp.add_argument("action", choices=["test", "lint", "suggest"])
     sp.add_argument("-v", "--verbose", action="store_true")
     sp.add_argument("--db", default=default_db(), help="the store whose loopagent.toml applies")
     folders_arg(sp)
+    sp.add_argument("--audit", help="suggest: audit log (default: <db>.audit.jsonl)")
+    sp.add_argument("--json", action="store_true", help="suggest: print the candidates as JSON")
+    sp.add_argument("--accept", metavar="ID", help="suggest: accept this word suggestion as a synonym")
+    sp.add_argument("--doc", action="append", help="suggest --accept: the document wording(s) it stands for")
+    sp.add_argument("--rules-dir", help="suggest --accept: where synonyms_accepted.yaml goes (default dictionaries/)")
+    sp.add_argument("--specs", help="suggest --accept: spec file of fixed answers (default rules/specs/feedback.jsonl)")
     sp.set_defaults(func=cmd_rules)
 
     sp = sub.add_parser("config", help="print the rules, dictionaries and parser in effect and where each came from")

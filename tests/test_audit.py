@@ -300,3 +300,27 @@ def test_v1_store_is_upgraded_in_place(tmp_path):
     s2 = Store(db)
     assert s2.conn().execute("SELECT value FROM meta").fetchone()[0] == str(SCHEMA_VERSION) == "2"
     assert s2.feedback() == [] and s2.versions() == []
+
+
+def test_rules_suggest_mines_wrong_answers_and_accepting_fixes_them(labour, tmp_path, capsys):
+    db, _, log = labour
+    rules = tmp_path / "r"
+    shutil.copytree(RULES_DIR, rules / "rules")
+    shutil.copytree(DICT_DIR, rules / "dictionaries")
+    kb = KnowledgeBase(db, audit_log=log)
+    wrong = kb.ask(Q_TRAINEE)
+    kb.audit.flush()
+    assert wrong.status == "not_found"
+    assert main(["feedback", wrong.trace_id, "--wrong", "--expected", "二个月", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["rules", "suggest", "--db", str(db), "--json"]) == 0
+    sugg = json.loads(capsys.readouterr().out)
+    assert [(s["id"], s["traces"]) for s in sugg] == [("word:见习期", [wrong.trace_id])]
+    specs = tmp_path / "specs.jsonl"
+    assert main(["rules", "suggest", "--db", str(db), "--accept", "word:见习期", "--doc", "试用期",
+                 "--rules-dir", str(rules / "dictionaries"), "--specs", str(specs)]) == 0
+    capsys.readouterr()
+    assert json.loads(specs.read_text(encoding="utf-8")) == {
+        "id": wrong.trace_id, "question": Q_TRAINEE, "expect": "二个月", "rule": "syn.accepted.见习期"}
+    assert main(["replay", str(specs), "--db", str(db), "--rules", str(rules)]) == 0  # fixed under the new rules
+    assert main(["replay", str(specs), "--db", str(db)]) == 1  # and the spec fails without them
