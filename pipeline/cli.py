@@ -32,6 +32,8 @@ def _audit_path(db: str, arg: Optional[str]) -> Optional[str]:
     env = os.environ.get("LOOPAGENT_AUDIT")
     if env is not None:
         return env or None
+    if str(db).startswith(("postgresql://", "postgres://")):
+        return "loopagent.audit.jsonl"  # a shared store: each host keeps its own log in the working folder
     return str(Path(db).with_suffix(".audit.jsonl"))
 
 
@@ -359,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", required=True)
 
     def db_arg(sp):
-        sp.add_argument("--db", default=default_db(), help="SQLite store (default $LOOPAGENT_DB or ./loopagent.sqlite)")
+        sp.add_argument("--db", default=default_db(), help="store: a SQLite file or a postgresql:// URL (default $LOOPAGENT_DB or ./loopagent.sqlite)")
         folders_arg(sp)
 
     def folders_arg(sp):
@@ -453,6 +455,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .audit_cli import add_subparsers as add_audit_subparsers  # audit verify, explain, replay, feedback, metrics
     add_audit_subparsers(sub, db_arg)
+    from .migrate import add_subparser as add_migrate_subparser  # migrate --from kb.sqlite --to postgresql://…
+    add_migrate_subparser(sub)
 
     from .evaluate import add_subparser as add_eval_subparser  # `loopagent eval` (scores, baselines)
     add_eval_subparser(sub)

@@ -52,6 +52,10 @@ class Messages:
     E108 = ("Store {db} is damaged ({detail}). Run `loopagent check --db {db}`; restore it from a backup or "
             "re-ingest into a new file (`loopagent ingest DOCS --db NEW.sqlite`).")
     E109 = "Store path {db} is not a file ({detail}). Pass a file path with --db."
+    E110 = ("Cannot connect to the PostgreSQL store {db}: {detail}. Check the URL (postgresql://user@host:port/db), "
+            "that the server runs (`pg_isready -d URL`) and that the user may connect.")
+    E111 = ("A postgresql:// store needs psycopg 3 with its pool ({detail}). "
+            "`pip install \"loopagent[postgres]\"` or use a SQLite file (--db kb.sqlite).")
     # rules (E2xx)
     E201 = "{file}:{line} {rule_id}: {problem}. {fix}"
     E202 = "Cannot parse rule file {file}: {detail}. Fix the YAML syntax; the previous rules stay active."

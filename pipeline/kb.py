@@ -19,7 +19,7 @@ from .ingest import IngestLimits, ParseWorker, iter_files, read_bytes
 from .ingest.base import content_hash
 from .orchestrator import AskSettings, Orchestrator
 from .rules import RuleSet
-from .store import Store, store_error
+from .store import open_store, store_error
 from .types import Answer, Block
 from .validate import clean_question, quote_path
 
@@ -96,7 +96,7 @@ class KnowledgeBase:
             raise TypeError(f"audit_log must be a path (str or os.PathLike) or None, not {type(audit_log).__name__}")
         db = db or default_db()
         self.config = config or Settings.resolve(db=db)
-        self.store = Store(db, create=create)
+        self.store = open_store(db, create=create)  # a SQLite file or a postgresql:// URL
         self.limits = limits or IngestLimits()  # what one ingested file may cost
         self._worker = ParseWorker()  # parses each file in a watched child process
         self.rules = RuleSet(rules_dirs, settings=self.config)

@@ -525,6 +525,15 @@ class Store:
         return len(rows)
 
 
+def open_store(db: Any, create: bool = True) -> Any:
+    """The store a --db value names: ``postgresql://…`` → :class:`~pipeline.pgstore.PostgresStore`,
+    anything else → the SQLite :class:`Store` file. Both offer the same methods."""
+    if isinstance(db, str) and db.startswith(("postgresql://", "postgres://")):
+        from .pgstore import PostgresStore
+        return PostgresStore(db, create=create)
+    return Store(db, create=create)
+
+
 def _j(value: Any) -> Optional[str]:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 

@@ -38,3 +38,30 @@ def docs_copy(tmp_path):
 
 def shared_available() -> bool:
     return (SHARED / "eval" / "dev" / "questions.jsonl").exists()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """A throwaway PostgreSQL cluster for the session (skipped only when no binaries exist)."""
+    import os
+
+    from tests.pg import Cluster, find_bin
+    in_ci = os.environ.get("CI") == "true"  # .ci/run installs both: there a missing one is a failure
+    if find_bin() is None:
+        why = ("no PostgreSQL binaries (initdb, pg_ctl) under /usr/lib/postgresql/*/bin or on PATH; "
+               "`apt-get install postgresql` (.ci/run does)")
+        pytest.fail(why) if in_ci else pytest.skip(why)
+    try:
+        import psycopg_pool  # noqa: F401
+    except ImportError:
+        why = "psycopg 3 with its pool is not installed (pip install -e '.[postgres]')"
+        pytest.fail(why) if in_ci else pytest.skip(why)
+    cluster = Cluster().start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture()
+def pg_url(pg_cluster):
+    """A URL to an empty schema of the session cluster (one per test)."""
+    return pg_cluster.fresh_schema_url()
