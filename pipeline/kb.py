@@ -116,6 +116,9 @@ class KnowledgeBase:
             if not isinstance(semantic_model, (str, os.PathLike)) and not hasattr(semantic_model, "encode"):
                 raise TypeError(f"semantic_model must be a model folder or an encoder with encode(), "
                                 f"not {type(semantic_model).__name__}")
+            if not hasattr(self.store, "conn"):  # the embedding cache reads the SQLite file
+                raise LoopAgentError("E303", name="semantic_model", value=str(semantic_model),
+                                     why="semantic recall needs a SQLite store", allowed="a SQLite --db")
             from .semantic import SemanticRecall
             self.semantic = SemanticRecall(self.store, semantic_model)
         else:

@@ -73,6 +73,18 @@ CREATE TABLE IF NOT EXISTS sentences (
     end_offset INTEGER NOT NULL,
     PRIMARY KEY (rid, n)
 );
+-- BM25's inputs per (term, block): term frequency in text / section path / title, and the block's length
+CREATE TABLE IF NOT EXISTS postings (
+    term TEXT NOT NULL,
+    rid BIGINT NOT NULL,
+    doc_id TEXT NOT NULL,
+    ntok INTEGER NOT NULL,
+    tf_a SMALLINT NOT NULL,
+    tf_b SMALLINT NOT NULL,
+    tf_c SMALLINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS postings_term ON postings(term) INCLUDE (rid, doc_id, ntok, tf_a, tf_b, tf_c);
+CREATE INDEX IF NOT EXISTS postings_doc ON postings(doc_id);
 CREATE TABLE IF NOT EXISTS vocab (term TEXT PRIMARY KEY, ndocs BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS corpus (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -251,9 +263,13 @@ class PostgresStore:
             text_toks, sec_toks = fts_tokens(index_tokens(b.text)), fts_tokens(index_tokens(" ".join(b.section)))
             tsv, n = tsvector_literal([text_toks, sec_toks, title_toks])
             ntok_total += n
-            for t in set(text_toks) | set(sec_toks) | set(title_toks):
+            tfs: dict[str, list[int]] = {}
+            for k, col in enumerate((text_toks, sec_toks, title_toks)):
+                for t in col:
+                    tfs.setdefault(t, [0, 0, 0])[k] += 1
+            for t in tfs:
                 new_terms[t] = new_terms.get(t, 0) + 1
-            rows.append((b, tsv, n))
+            rows.append((b, tsv, n, tfs))
         with self.pool.connection() as c:
             with c.transaction():
                 c.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (doc.source,))
@@ -265,8 +281,9 @@ class PostgresStore:
                     (doc.doc_id, doc.source, doc.title, doc.kind, doc.content_hash, doc.version_date,
                      doc.effective_date, collection, json.dumps(doc.meta, ensure_ascii=False), len(doc.blocks),
                      time.time()))
+                postings = []
                 with c.cursor() as cur:
-                    for i, (b, tsv, n) in enumerate(rows):
+                    for i, (b, tsv, n, tfs) in enumerate(rows):
                         if _fail_after is not None and i >= _fail_after:
                             raise RuntimeError("simulated crash during ingest")
                         vals = (b.block_id, doc.doc_id, b.order, b.type, b.text, _j(b.section), b.clause,
@@ -281,10 +298,16 @@ class PostgresStore:
                                         "(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::tsvector,%s) RETURNING rid",
                                         vals)
                         rid = cur.fetchone()[0]
+                        postings += [(t, rid, doc.doc_id, n, min(a, 32767), min(s_, 32767), min(ti, 32767))
+                                     for t, (a, s_, ti) in tfs.items()]
                         sents = split_sentences(b.text)
                         if sents:
                             cur.executemany("INSERT INTO sentences VALUES (%s,%s,%s,%s)",
                                             [(rid, k, s.start, s.end) for k, s in enumerate(sents)])
+                with c.cursor() as cur:
+                    with cur.copy("COPY postings (term, rid, doc_id, ntok, tf_a, tf_b, tf_c) FROM STDIN") as cp:
+                        for row in postings:
+                            cp.write_row(row)
                 self._add_vocab(c, new_terms)
                 c.execute("UPDATE corpus SET nblocks = nblocks + %s, ntok = ntok + %s, generation = generation + 1 "
                           "WHERE id = 1", (len(rows) - old_blocks, ntok_total - old_ntok))
@@ -319,10 +342,10 @@ class PostgresStore:
             c.execute(f"INSERT INTO block_history SELECT block_id, doc_id, %s, ord, type, text, section, clause,"
                       " page_start, page_end, bbox, table_header, table_rows, meta FROM blocks WHERE doc_id=%s"
                       " ON CONFLICT (block_id, content_hash) DO NOTHING", (old_hash, doc_id))
-        for term, n in c.execute("SELECT u.lexeme, count(*) FROM blocks b, unnest(b.tsv) u WHERE b.doc_id=%s "
-                                 "GROUP BY u.lexeme", (doc_id,)):
+        for term, n in c.execute("SELECT term, count(*) FROM postings WHERE doc_id=%s GROUP BY term", (doc_id,)):
             delta[term] = delta.get(term, 0) - n
         nb, nt = c.execute("SELECT count(*), coalesce(sum(ntok), 0) FROM blocks WHERE doc_id=%s", (doc_id,)).fetchone()
+        c.execute("DELETE FROM postings WHERE doc_id=%s", (doc_id,))
         c.execute("DELETE FROM blocks WHERE doc_id=%s", (doc_id,))
         c.execute("DELETE FROM documents WHERE doc_id=%s", (doc_id,))
         return int(nb), int(nt)
@@ -425,32 +448,46 @@ class PostgresStore:
 
     def search(self, match: str, limit: int = 30, doc_ids: Optional[list[str]] = None,
                weights: tuple[float, float, float] = (1.0, 0.5, 0.3)) -> list[tuple[int, float]]:
-        """BM25 as FTS5 computes it, over the GIN-indexed tsvector; (rid, score) best first."""
+        """BM25 as FTS5 computes it (k1, b, column weights, IDF); (rid, score) best first.
+
+        One-token phrases (nearly all) are scored from the postings index; a phrase of several
+        tokens must match the GIN-indexed tsvector as a phrase and counts each of its tokens.
+        """
         phrases = parse_match(match)
         if not phrases:
             return []
-        tsq = " | ".join("(" + " <-> ".join(_lexeme(t) for t in p) + ")" for p in phrases)
-        lexemes = sorted({t for p in phrases for t in p})
         stats = self._one("SELECT nblocks, ntok FROM corpus WHERE id = 1") or {"nblocks": 0, "ntok": 0}
-        n, avgdl = max(1, int(stats["nblocks"])), max(1e-9, int(stats["ntok"]) / max(1, int(stats["nblocks"])))
-        df = self.doc_freq(lexemes)
-        idf = []
-        for t in lexemes:
+        n = max(1, int(stats["nblocks"]))
+        avgdl = max(1e-9, int(stats["ntok"]) / n)
+        singles = sorted({p[0] for p in phrases if len(p) == 1})
+        multi = [p for p in phrases if len(p) > 1]
+        df = self.doc_freq(singles + [t for p in multi for t in p])
+
+        def idf(t: str) -> float:
             v = math.log((n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))
-            idf.append(v if v > 0 else 1e-6)
-        doc_filter = " AND doc_id = ANY(%(docs)s)" if doc_ids else ""
-        sql = f"""
-            WITH m AS (SELECT rid, ntok, tsv FROM blocks WHERE tsv @@ %(q)s::tsquery{doc_filter}),
-            t AS (SELECT m.rid, m.ntok, u.lexeme,
-                         %(wa)s * coalesce(array_length(array_positions(u.weights, 'A'), 1), 0)
-                       + %(wb)s * coalesce(array_length(array_positions(u.weights, 'B'), 1), 0)
-                       + %(wc)s * coalesce(array_length(array_positions(u.weights, 'C'), 1), 0) AS f
-                  FROM m, unnest(m.tsv) u WHERE u.lexeme = ANY(%(lex)s))
-            SELECT t.rid, sum(i.idf * t.f * {K1 + 1} / (t.f + {K1} * (1 - {B} + {B} * t.ntok / %(avgdl)s))) AS s
-              FROM t JOIN unnest(%(lex)s::text[], %(idf)s::float8[]) AS i(lexeme, idf) USING (lexeme)
-             GROUP BY t.rid ORDER BY s DESC, t.rid LIMIT %(limit)s"""
-        args = {"q": tsq, "docs": doc_ids, "wa": weights[0], "wb": weights[1], "wc": weights[2], "lex": lexemes,
-                "idf": idf, "avgdl": avgdl, "limit": limit}
+            return v if v > 0 else 1e-6
+
+        f = "(%(wa)s * p.tf_a + %(wb)s * p.tf_b + %(wc)s * p.tf_c)"  # FTS5: column-weighted term frequency
+        bm25 = f"i.idf * {f} * {K1 + 1} / ({f} + {K1} * (1 - {B} + {B} * p.ntok / %(avgdl)s))"
+        parts, args = [], {"avgdl": avgdl, "wa": weights[0], "wb": weights[1], "wc": weights[2], "docs": doc_ids,
+                           "limit": limit}
+        doc_filter = " AND p.doc_id = ANY(%(docs)s)" if doc_ids else ""
+        if singles:
+            args.update(lex=singles, idf=[idf(t) for t in singles])
+            parts.append(f"""
+                SELECT p.rid, {bm25} AS s
+                  FROM unnest(%(lex)s::text[], %(idf)s::float8[]) AS i(term, idf)
+                  JOIN postings p ON p.term = i.term{doc_filter}""")
+        for k, ph in enumerate(multi):  # rare: tokens FTS5 splits (1.5, a-b) must stand together
+            args[f"q{k}"] = " <-> ".join(_lexeme(t) for t in ph)
+            args[f"lex{k}"], args[f"idf{k}"] = ph, [idf(t) for t in ph]
+            parts.append(f"""
+                SELECT p.rid, {bm25} AS s
+                  FROM unnest(%(lex{k})s::text[], %(idf{k})s::float8[]) AS i(term, idf)
+                  JOIN postings p ON p.term = i.term{doc_filter}
+                 WHERE p.rid IN (SELECT rid FROM blocks WHERE tsv @@ %(q{k})s::tsquery)""")
+        sql = (f"SELECT rid, sum(s) AS s FROM ({' UNION ALL '.join(parts)}) x "
+               "GROUP BY rid ORDER BY s DESC, rid LIMIT %(limit)s")
         try:
             return [(int(r["rid"]), float(r["s"])) for r in self._rows(sql, args)]
         except Exception:  # a malformed expression finds nothing, as in SQLite
