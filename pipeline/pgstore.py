@@ -209,6 +209,7 @@ class PostgresStore:
             raise LoopAgentError("E110", db=self.path, detail=str(exc).strip().splitlines()[0]) from exc
         self._local = threading.local()
         self._gen_cache: tuple[float, int] = (0.0, -1)
+        self._doc_cache: dict[str, Any] = {}
         self._init_schema(create)
 
     # --- connections ------------------------------------------------------
@@ -374,8 +375,19 @@ class PostgresStore:
         return [_doc_row(r) for r in self._rows(q, (collection,) if collection else None)]
 
     def document(self, doc_id: str) -> Optional[dict[str, Any]]:
-        r = self._one("SELECT * FROM documents WHERE doc_id=%s", (doc_id,))
-        return _doc_row(r) if r else None
+        """A document row; cached until the store's generation changes (the stages ask ~25 times per question)."""
+        gen = self.generation
+        cache = self._doc_cache
+        if cache.get("__gen__") != gen:
+            cache = self._doc_cache = {"__gen__": gen}
+        if doc_id not in cache:
+            r = self._one("SELECT * FROM documents WHERE doc_id=%s", (doc_id,))
+            if len(cache) > 100_000:
+                cache.clear()
+                cache["__gen__"] = gen
+            cache[doc_id] = _doc_row(r) if r else None
+        d = cache[doc_id]
+        return dict(d) if d is not None else None
 
     def block(self, block_id: str) -> Optional[Block]:
         r = self._one(f"SELECT {_BLOCK_COLS} FROM blocks WHERE block_id=%s", (block_id,))
