@@ -3,6 +3,7 @@ recall; concurrent ingest, crash consistency, schema checks and migration."""
 import multiprocessing
 import os
 import signal
+import threading
 import sqlite3
 import time
 
@@ -265,3 +266,25 @@ def test_migrate_copies_documents_versions_and_feedback(tmp_path, pg_url, docs_c
 def test_unreachable_postgres_is_e110(capsys):
     assert main(["docs", "--db", "postgresql://nobody@127.0.0.1:1/none"]) == 2
     assert capsys.readouterr().err.startswith("E110: Cannot connect to the PostgreSQL store postgresql://nobody@127.0.0.1:1/none")
+
+
+def test_answers_go_on_while_a_document_is_replaced(db, docs_copy):
+    kb = _kb(db)
+    kb.ingest([docs_copy])
+    statuses, errors, stop = [], [], threading.Event()
+
+    def answer():
+        reader = _kb(db)
+        while not stop.is_set():
+            try:
+                statuses.append(reader.ask(QUESTIONS[0]).status)
+            except Exception as exc:  # noqa: BLE001 (every failure is counted)
+                errors.append(exc)
+
+    t = threading.Thread(target=answer)
+    t.start()
+    for _ in range(3):
+        assert kb.ingest([docs_copy / LABOUR_CONTRACT.name], force=True).updated == 1
+    stop.set()
+    t.join()
+    assert errors == [] and statuses and set(statuses) == {"answered"}
