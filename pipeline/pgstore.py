@@ -282,30 +282,25 @@ class PostgresStore:
                     (doc.doc_id, doc.source, doc.title, doc.kind, doc.content_hash, doc.version_date,
                      doc.effective_date, collection, json.dumps(doc.meta, ensure_ascii=False), len(doc.blocks),
                      time.time()))
-                postings = []
+                if rids is None:  # row ids first, so blocks, sentences and postings go in by COPY
+                    rids = [r[0] for r in c.execute("SELECT nextval(pg_get_serial_sequence('blocks', 'rid')) "
+                                                    "FROM generate_series(1, %s)", (len(rows),))]
+                sentences, postings = [], []
                 with c.cursor() as cur:
-                    for i, (b, tsv, n, tfs) in enumerate(rows):
-                        if _fail_after is not None and i >= _fail_after:
-                            raise RuntimeError("simulated crash during ingest")
-                        vals = (b.block_id, doc.doc_id, b.order, b.type, b.text, _j(b.section), b.clause,
-                                b.page_start, b.page_end, _j(b.bbox), _j(b.table_header), _j(b.table_rows),
-                                _j(b.meta) or "{}", tsv, n)
-                        if rids is not None:
-                            cur.execute(f"INSERT INTO blocks(rid, {_COLS}, tsv, ntok) VALUES "
-                                        "(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::tsvector,%s) RETURNING rid",
-                                        (rids[i], *vals))
-                        else:
-                            cur.execute(f"INSERT INTO blocks({_COLS}, tsv, ntok) VALUES "
-                                        "(%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s::tsvector,%s) RETURNING rid",
-                                        vals)
-                        rid = cur.fetchone()[0]
-                        postings += [(t, rid, doc.doc_id, n, min(a, 32767), min(s_, 32767), min(ti, 32767))
-                                     for t, (a, s_, ti) in tfs.items()]
-                        sents = split_sentences(b.text)
-                        if sents:
-                            cur.executemany("INSERT INTO sentences VALUES (%s,%s,%s,%s)",
-                                            [(rid, k, s.start, s.end) for k, s in enumerate(sents)])
-                with c.cursor() as cur:
+                    with cur.copy(f"COPY blocks (rid, {_COLS}, tsv, ntok) FROM STDIN") as cp:
+                        for i, (b, tsv, n, tfs) in enumerate(rows):
+                            if _fail_after is not None and i >= _fail_after:
+                                raise RuntimeError("simulated crash during ingest")
+                            rid = rids[i]
+                            cp.write_row((rid, b.block_id, doc.doc_id, b.order, b.type, b.text, _j(b.section),
+                                          b.clause, b.page_start, b.page_end, _j(b.bbox), _j(b.table_header),
+                                          _j(b.table_rows), _j(b.meta) or "{}", tsv, n))
+                            postings += [(t, rid, doc.doc_id, n, min(a, 32767), min(s_, 32767), min(ti, 32767))
+                                         for t, (a, s_, ti) in tfs.items()]
+                            sentences += [(rid, k, x.start, x.end) for k, x in enumerate(split_sentences(b.text))]
+                    with cur.copy("COPY sentences (rid, n, start_offset, end_offset) FROM STDIN") as cp:
+                        for row in sentences:
+                            cp.write_row(row)
                     with cur.copy("COPY postings (term, rid, doc_id, ntok, tf_a, tf_b, tf_c) FROM STDIN") as cp:
                         for row in postings:
                             cp.write_row(row)

@@ -219,20 +219,24 @@ def test_a_backend_killed_mid_ingest_leaves_the_previous_version(db, tmp_path):
     store.put_document(doc)
     before = (store.stats()["blocks"], store.document_hash(doc.source), store.doc_freq(["年休假", "劳动合同"]))
     ready = tmp_path / "ready"
-    p = multiprocessing.get_context("spawn").Process(target=_stuck_ingest, args=(db, str(ready)))
+    p = multiprocessing.get_context("spawn").Process(target=_stuck_ingest, args=(db, str(ready)), daemon=True)
     p.start()
-    deadline = time.time() + 120
-    while not ready.exists() and time.time() < deadline:
-        time.sleep(0.05)
-    assert ready.exists()
-    if db.startswith("postgresql://"):
-        import psycopg
-        with psycopg.connect(db, autocommit=True) as c:  # the server-side backend of that transaction dies
-            killed = c.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                               "WHERE state = 'idle in transaction' AND pid <> pg_backend_pid()").fetchall()
-        assert killed and all(k[0] for k in killed)
-    os.kill(p.pid, signal.SIGKILL)
-    p.join()
+    try:
+        deadline = time.time() + 120
+        while not ready.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        assert ready.exists()
+        if db.startswith("postgresql://"):
+            import psycopg
+            with psycopg.connect(db, autocommit=True) as c:  # the server-side backend of that transaction dies
+                killed = c.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+                    "AND backend_type = 'client backend' AND xact_start IS NOT NULL "
+                    "AND state IN ('active', 'idle in transaction')").fetchall()
+            assert killed and all(k[0] for k in killed)
+    finally:
+        os.kill(p.pid, signal.SIGKILL)
+        p.join()
     store = open_store(db)
     after = (store.stats()["blocks"], store.document_hash(doc.source), store.doc_freq(["年休假", "劳动合同"]))
     assert after == before
