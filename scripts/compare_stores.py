@@ -79,14 +79,20 @@ def run(docs, questions, url, work, extra, workers=()):
     for name, kb in kbs.items():
         for q in questions[:10]:
             kb.ask(q["question"])  # warm the parser and caches
-        lat, res, pre = [], {}, []
+        lat, res, pre, hit10 = [], {}, [], []
         for q in questions:
             t = time.perf_counter()
             a = kb.ask(q["question"], trace=True).to_dict()
             lat.append((time.perf_counter() - t) * 1e3)
             pre.append(a["timings_ms"].get("prefilter", 0.0))
             res[q["id"]] = a
+            ev = q.get("evidence") or []
+            gold = [g.strip("。；; ") for g in ([ev] if isinstance(ev, str) else ev) if g.strip("。；; ")]
+            if gold and q.get("answerable", True):  # recall@10: the gold clause is in a top-10 candidate block
+                texts = [b.text for b in (kb.store.block(bid) for bid in _cands(a)[:10]) if b is not None]
+                hit10.append(any(g in t for g in gold for t in texts))
         answers[name] = res
+        out[name]["stage1_recall_at_10"] = round(sum(hit10) / len(hit10), 4) if hit10 else None
         out[name].update({"p50_ms": round(statistics.median(lat), 1), "p95_ms": round(_pct(lat, 0.95), 1),
                           "stage1_p50_ms": round(statistics.median(pre), 1)})
     same, diffs, overlap10, overlap_all = 0, [], [], []
