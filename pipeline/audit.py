@@ -195,7 +195,7 @@ class AuditLog:
     def write_now(self, row: dict[str, Any]) -> dict[str, Any]:
         """Chain and append one record synchronously (the writer thread's step; raises OSError)."""
         assert self.path is not None
-        with self._lock:
+        with _path_lock(self.path):  # POSIX locks do not exclude threads of one process: this does
             self.path.parent.mkdir(parents=True, exist_ok=True)
             lock_fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
             try:
@@ -249,9 +249,21 @@ class AuditLog:
 
 
 _OPEN: "weakref.WeakSet[AuditLog]" = weakref.WeakSet()
+_PATH_LOCKS: dict[str, threading.Lock] = {}
+_PATH_LOCKS_GUARD = threading.Lock()
+
+
+def _path_lock(path: Path) -> threading.Lock:
+    """One lock per log file in this process, shared by every AuditLog object writing it."""
+    key = os.path.abspath(path)
+    with _PATH_LOCKS_GUARD:
+        return _PATH_LOCKS.setdefault(key, threading.Lock())
 
 
 def _after_fork() -> None:  # a forked worker starts with fresh locks, queue and writer thread
+    global _PATH_LOCKS_GUARD
+    _PATH_LOCKS_GUARD = threading.Lock()
+    _PATH_LOCKS.clear()
     for log in list(_OPEN):
         log._lock = threading.Lock()
         log._idle = threading.Condition()

@@ -324,3 +324,16 @@ def test_rules_suggest_mines_wrong_answers_and_accepting_fixes_them(labour, tmp_
         "id": wrong.trace_id, "question": Q_TRAINEE, "expect": "二个月", "rule": "syn.accepted.见习期"}
     assert main(["replay", str(specs), "--db", str(db), "--rules", str(rules)]) == 0  # fixed under the new rules
     assert main(["replay", str(specs), "--db", str(db)]) == 1  # and the spec fails without them
+
+
+def test_two_log_objects_on_one_file_in_one_process_keep_one_chain(tmp_path):
+    log = tmp_path / "a.jsonl"
+    a, b = AuditLog(log), AuditLog(log)
+    threads = [threading.Thread(target=lambda x=x: [x.event("t", i=i) for i in range(100)]) for x in (a, b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert a.flush() and b.flush()
+    rep = verify(log)
+    assert rep.ok and rep.records == 200
