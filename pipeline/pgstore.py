@@ -20,7 +20,7 @@ from typing import Any, Iterable, Optional
 from urllib.parse import urlsplit, urlunsplit
 
 from .errors import LoopAgentError
-from .store import SCHEMA_VERSION, _j
+from .store import SCHEMA_VERSION, SCORE_DECIMALS, _j
 from .text import split_sentences
 from .tokenize import index_tokens
 from .types import Block, Document
@@ -440,7 +440,8 @@ class PostgresStore:
         rids = list(rids)
         if not rids:
             return {}
-        rows = self._rows(f"SELECT {_BLOCK_COLS} FROM blocks WHERE rid = ANY(%s)", (rids,))
+        # in row-id order, as SQLite returns them: stage 1's article bonus depends on the order it meets blocks
+        rows = self._rows(f"SELECT {_BLOCK_COLS} FROM blocks WHERE rid = ANY(%s) ORDER BY rid", (rids,))
         return {r["rid"]: _block_row(r) for r in rows}
 
     def doc_blocks(self, doc_id: str, start: int = 0, stop: int = 1 << 30) -> list[Block]:
@@ -493,8 +494,8 @@ class PostgresStore:
                   FROM unnest(%(lex{k})s::text[], %(idf{k})s::float8[]) AS i(term, idf)
                   JOIN postings p ON p.term = i.term{doc_filter}
                  WHERE p.rid IN (SELECT rid FROM blocks WHERE tsv @@ %(q{k})s::tsquery)""")
-        sql = (f"SELECT rid, sum(s) AS s FROM ({' UNION ALL '.join(parts)}) x "
-               "GROUP BY rid ORDER BY s DESC, rid LIMIT %(limit)s")
+        sql = (f"SELECT rid, round(sum(s)::numeric, {SCORE_DECIMALS}) AS s FROM ({' UNION ALL '.join(parts)}) x "
+               "GROUP BY rid ORDER BY 2 DESC, rid LIMIT %(limit)s")
         try:
             return [(int(r["rid"]), float(r["s"])) for r in self._rows(sql, args)]
         except Exception:  # a malformed expression finds nothing, as in SQLite

@@ -21,6 +21,7 @@ from .tokenize import index_tokens
 from .types import Block, Document
 
 SCHEMA_VERSION = 2
+SCORE_DECIMALS = 9  # BM25 scores are compared and returned at this precision (same ranking in every store)
 
 # v2: superseded document versions and their blocks are kept (doc_versions, block_history);
 # answer feedback lives in the store. A v1 store is upgraded in place when opened.
@@ -454,10 +455,12 @@ class Store:
             sql = (f"SELECT rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) AS s "
                    "FROM blocks_fts WHERE blocks_fts MATCH ?")
             args = [match]
-        sql += " ORDER BY s LIMIT ?"
+        # scores rounded to 9 decimals, ties by row id: the PostgreSQL store sums the same BM25 terms in
+        # another order (last-digit differences), and both must rank near-ties alike
+        sql += f" ORDER BY round(s, {SCORE_DECIMALS}), {'f.rowid' if doc_ids else 'rowid'} LIMIT ?"
         args.append(limit)
         try:
-            return [(r[0], -r[1]) for r in self.conn().execute(sql, args).fetchall()]
+            return [(r[0], -round(r[1], SCORE_DECIMALS)) for r in self.conn().execute(sql, args).fetchall()]
         except sqlite3.OperationalError:
             return []
 

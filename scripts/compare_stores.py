@@ -95,7 +95,7 @@ def run(docs, questions, url, work, extra, workers=()):
         out[name]["stage1_recall_at_10"] = round(sum(hit10) / len(hit10), 4) if hit10 else None
         out[name].update({"p50_ms": round(statistics.median(lat), 1), "p95_ms": round(_pct(lat, 0.95), 1),
                           "stage1_p50_ms": round(statistics.median(pre), 1)})
-    same, diffs, overlap10, overlap_all = 0, [], [], []
+    same, diffs, overlap10, overlap_all, same_cands = 0, [], [], [], 0
     for q in questions:
         a, b = answers["sqlite"][q["id"]], answers["postgres"][q["id"]]
         if (a["status"], a["value"]) == (b["status"], b["value"]):
@@ -104,12 +104,14 @@ def run(docs, questions, url, work, extra, workers=()):
             diffs.append({"id": q["id"], "sqlite": [a["status"], a["answer"][:60]],
                           "postgres": [b["status"], b["answer"][:60]]})
         ca, cb = _cands(a), _cands(b)
+        same_cands += ca == cb
         if ca or cb:
             overlap10.append(len(set(ca[:10]) & set(cb[:10])) / max(1, len(set(ca[:10]) | set(cb[:10]))))
             overlap_all.append(len(set(ca) & set(cb)) / max(1, len(set(ca) | set(cb))))
     out["questions"] = len(questions)
     out["identical_status_and_value"] = same
     out["differences"] = diffs
+    out["identical_candidate_lists"] = same_cands
     out["candidate_overlap_top10_jaccard_mean"] = round(statistics.mean(overlap10), 4) if overlap10 else None
     out["candidate_overlap_all_jaccard_mean"] = round(statistics.mean(overlap_all), 4) if overlap_all else None
     for k, db in (("postgres", url), ("sqlite", str(work / "kb.sqlite"))):
