@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from .audit import AuditLog, find_record, iter_records, log_files, verify
 from .errors import LoopAgentError
-from .rules import DICT_DIR
+from .config import shipped_dir
 
 # --- explain ---------------------------------------------------------------------
 STATUS_ZH = {"answered": "已作答", "not_found": "未找到有依据的答案", "ambiguous": "有分歧", "navigation": "导航"}
@@ -101,7 +101,8 @@ def cmd_explain(args) -> int:
     if args.json:
         print(json.dumps(rec, ensure_ascii=False, indent=2))
         return 0
-    kb = KnowledgeBase(args.db, audit_log=None, create=False)
+    from .cli import _config
+    kb = KnowledgeBase(args.db, audit_log=None, create=False, config=_config(args))
     for line in explain_lines(rec, kb.store, kb.rules.fingerprint()[0]):
         print(line)
     return 0
@@ -152,23 +153,23 @@ def _brief(a: dict[str, Any]) -> dict[str, Any]:
 
 
 def candidate_dirs(rules: Optional[str]) -> Optional[list[Path]]:
-    """Rule folders for ``--rules DIR``: DIR/rules + DIR/dictionaries when DIR holds both, else DIR + the shipped dictionaries."""
+    """Rule folders for ``--candidate DIR``: DIR/rules + DIR/dictionaries when DIR holds both, else DIR + the shipped dictionaries."""
     if not rules:
         return None
     d = Path(rules)
     if not d.is_dir():
         raise LoopAgentError("E001", path=str(d))
     if (d / "rules").is_dir():
-        return [d / "rules", d / "dictionaries" if (d / "dictionaries").is_dir() else DICT_DIR]
-    return [d, DICT_DIR]
+        return [d / "rules", d / "dictionaries" if (d / "dictionaries").is_dir() else shipped_dir("dictionaries")]
+    return [d, shipped_dir("dictionaries")]
 
 
 def replay(db: str, items: list[dict[str, Any]], rules_dirs: Optional[list[Path]] = None,
-           allow: frozenset = frozenset(), store: Any = None) -> ReplayReport:
+           allow: frozenset = frozenset(), config: Any = None) -> ReplayReport:
     """Re-ask each item ({key, question, session?, collection?, before?}); items without ``before`` are
     first answered with the current rules. Reports every item whose status or value changed."""
     from .kb import KnowledgeBase
-    after_kb = KnowledgeBase(db, rules_dirs=rules_dirs, audit_log=None, create=False)
+    after_kb = KnowledgeBase(db, rules_dirs=rules_dirs, audit_log=None, create=False, config=config)
     before_kb = None
     rep = ReplayReport()
     fp_now = after_kb.rules.fingerprint()[0]
@@ -252,7 +253,9 @@ def _allow_list(values: Optional[list[str]]) -> frozenset:
 
 def cmd_replay(args) -> int:
     items = replay_items(args.source, args)
-    rep = replay(args.db, items, candidate_dirs(args.rules), _allow_list(args.allow))
+    from .cli import _config
+    overlay = _config(args) if (args.rules or args.dictionaries) else None  # --rules/--dictionaries: candidate overlays
+    rep = replay(args.db, items, candidate_dirs(args.candidate), _allow_list(args.allow), config=overlay)
     if args.json:
         print(json.dumps({"total": rep.total, "unchanged": rep.unchanged,
                           "changed": [c.__dict__ for c in rep.changes]}, ensure_ascii=False, indent=2))
@@ -392,7 +395,8 @@ def add_subparsers(sub, db_arg) -> None:
     sp.add_argument("source", help="trace id, audit log (*.audit.jsonl) or JSONL of {id, question}")
     db_arg(sp)
     audit_arg(sp)
-    sp.add_argument("--rules", help="candidate rule folder (rules YAML, or a folder with rules/ and dictionaries/)")
+    sp.add_argument("--candidate", metavar="DIR", help="a candidate rule set replacing the one in force (a rules "
+                    "folder, or a folder holding rules/ and dictionaries/); --rules/--dictionaries overlay instead")
     sp.add_argument("--allow", action="append", help="ids or trace ids allowed to change (or a file of them)")
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(func=cmd_replay)
@@ -492,7 +496,7 @@ def accept(suggestion: dict[str, Any], doc_words: list[str], rules_dir: Path, sp
 
 def cmd_suggest(args) -> int:
     from .kb import KnowledgeBase
-    from .rules import RULES_DIR
+    RULES_DIR = shipped_dir("rules")
     path = _audit_file(args)
     records = {r["trace_id"]: r for _, _, r in iter_records(path) if r.get("kind", "answer") == "answer"}
     kb = KnowledgeBase(args.db, audit_log=None, create=False)
@@ -503,7 +507,7 @@ def cmd_suggest(args) -> int:
             print(f"--accept needs a word suggestion id from the list and --doc WORD (got {args.accept!r})",
                   file=sys.stderr)
             return 2
-        for line in accept(chosen, args.doc, Path(args.rules_dir or DICT_DIR),
+        for line in accept(chosen, args.doc, Path(args.rules_dir or shipped_dir("dictionaries")),
                            Path(args.specs or RULES_DIR / "specs" / "feedback.jsonl")):
             print(f"wrote {line}")
         return 0

@@ -10,13 +10,14 @@ Connections come from a psycopg 3 pool.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import re
 import threading
 import time
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Iterator, Optional
 from urllib.parse import urlsplit, urlunsplit
 
 from .errors import LoopAgentError
@@ -200,6 +201,7 @@ class PostgresStore:
             raise LoopAgentError("E111", detail=str(exc)) from exc
         self.url = url
         self.path = masked(url)  # what messages print (E103 etc.)
+        self.busy_timeout = 30.0  # seconds (the pool's wait for a free connection)
         try:
             psycopg.connect(url, connect_timeout=10).close()  # fails fast (refused, unknown host, auth)
             self.pool = ConnectionPool(url, min_size=min_size, max_size=max_size, open=True, timeout=30,
@@ -215,10 +217,30 @@ class PostgresStore:
     # --- connections ------------------------------------------------------
     def _rows(self, sql: str, args: Any = None) -> list[dict[str, Any]]:
         from psycopg.rows import dict_row
+        pinned = getattr(self._local, "snap", None)
+        if pinned is not None:  # inside snapshot(): every read on one REPEATABLE READ transaction
+            with pinned.cursor(row_factory=dict_row) as cur:
+                cur.execute(sql, args)
+                return cur.fetchall()
         with self.pool.connection() as c:
             with c.cursor(row_factory=dict_row) as cur:
                 cur.execute(sql, args)
                 return cur.fetchall()
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees one state of the store (a read-only REPEATABLE READ transaction)."""
+        if getattr(self._local, "snap", None) is not None:
+            yield
+            return
+        with self.pool.connection() as c:
+            c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self._local.snap = c
+            try:
+                yield
+            finally:
+                self._local.snap = None
+                c.execute("COMMIT")
 
     def _one(self, sql: str, args: Any = None) -> Optional[dict[str, Any]]:
         rows = self._rows(sql, args)
@@ -517,6 +539,56 @@ class PostgresStore:
                       " JOIN pg_namespace s ON s.oid = c.relnamespace "
                       " WHERE s.nspname = current_schema() AND c.relkind IN ('r', 'm')) AS bytes")
         return {k: int(v) for k, v in r.items()}
+
+    def source_paths(self) -> tuple[dict[str, str], dict[str, str]]:
+        """({real file path: source}, {source: real file path}) of every document (any collection)."""
+        by_source = {r["source"]: r["path"] for r in self._rows(
+            "SELECT source, meta::json->>'path' AS path FROM documents") if r["path"]}
+        return {p: s for s, p in by_source.items()}, by_source
+
+    def get_meta(self, key: str) -> Optional[str]:
+        r = self._one("SELECT value FROM meta WHERE key=%s", (key,))
+        return r["value"] if r else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._one("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE "
+                  "SET value = EXCLUDED.value RETURNING key", (key, value))
+
+    def reindex(self) -> int:
+        """Re-tokenise every block (tsvector, postings, block frequencies, lengths) in one transaction; returns blocks."""
+        with self.pool.connection() as c:
+            with c.transaction():
+                c.execute("LOCK TABLE blocks IN SHARE ROW EXCLUSIVE MODE")  # ingesters wait; readers go on
+                titles = {d: fts_tokens(index_tokens(t)) for d, t in c.execute("SELECT doc_id, title FROM documents")}
+                rows = c.execute("SELECT rid, doc_id, text, section FROM blocks").fetchall()
+                c.execute("DELETE FROM postings")
+                c.execute("DELETE FROM vocab")
+                vocab: dict[str, int] = {}
+                total = 0
+                with c.cursor() as cur:
+                    updates, postings = [], []
+                    for rid, doc_id, text, section in rows:
+                        cols = [fts_tokens(index_tokens(text)), fts_tokens(index_tokens(" ".join(json.loads(section)))),
+                                titles.get(doc_id, [])]
+                        tsv, n = tsvector_literal(cols)
+                        total += n
+                        tfs: dict[str, list[int]] = {}
+                        for k, col in enumerate(cols):
+                            for t in col:
+                                tfs.setdefault(t, [0, 0, 0])[k] += 1
+                        for t, (a, b_, ti) in tfs.items():
+                            vocab[t] = vocab.get(t, 0) + 1
+                            postings.append((t, rid, doc_id, n, min(a, 32767), min(b_, 32767), min(ti, 32767)))
+                        updates.append((tsv, n, rid))
+                    cur.executemany("UPDATE blocks SET tsv = %s::tsvector, ntok = %s WHERE rid = %s", updates)
+                    with cur.copy("COPY postings (term, rid, doc_id, ntok, tf_a, tf_b, tf_c) FROM STDIN") as cp:
+                        for row in postings:
+                            cp.write_row(row)
+                self._add_vocab(c, vocab)
+                c.execute("UPDATE corpus SET nblocks = %s, ntok = %s, generation = generation + 1 WHERE id = 1",
+                          (len(rows), total))
+        self.invalidate()
+        return len(rows)
 
     @property
     def generation(self) -> int:

@@ -22,7 +22,9 @@ sys.path.insert(0, str(ROOT))
 
 from pipeline import KnowledgeBase  # noqa: E402
 from pipeline.audit import AuditLog  # noqa: E402
-from pipeline.rules import DICT_DIR, RULES_DIR  # noqa: E402
+from pipeline.config import shipped_dir  # noqa: E402
+
+RULES_DIR, DICT_DIR = shipped_dir("rules"), shipped_dir("dictionaries")
 
 EXAMPLE_QS = ["劳动合同期限一年以上不满三年的，试用期最长多久？", "职工累计工作已满10年不满20年的，每年年休假几天？",
               "用人单位违反规定不办理住房公积金缴存登记，逾期不办理的，罚款多少？", "公司食堂几点开饭？"]

@@ -14,7 +14,9 @@ from pipeline import KnowledgeBase
 from pipeline.audit import AuditLog, find_record, log_files, rotated_files, verify
 from pipeline.audit_cli import metrics
 from pipeline.cli import main
-from pipeline.rules import DICT_DIR, RULES_DIR
+from pipeline.config import shipped_dir
+
+RULES_DIR, DICT_DIR = shipped_dir("rules"), shipped_dir("dictionaries")
 from pipeline.store import SCHEMA_VERSION, Store
 from tests.conftest import LABOUR_CONTRACT
 
@@ -64,7 +66,7 @@ def test_record_holds_every_field(labour):
     assert (ev["start"], ev["end"], ev["page"], ev["bbox"]) == (28, 55, None, None)
     assert rec2["status"] == "not_found" and rec2["trace_id"] == refused.trace_id
     assert rec2["rejected"] == [{"method": "template:duration.limit",
-                                 "why": "template:duration.limit 的证据只覆盖问题关键词的 54%（需 ≥ 70%）"}]
+                                 "why": "template:duration.limit 的证据只覆盖问题关键词的 31%（需 ≥ 70%）"}]
     assert rec2["prev"] == rec["hash"] and (rec["seq"], rec2["seq"]) == (1, 2)
 
 
@@ -212,13 +214,13 @@ def test_replay_reports_exactly_the_changed_answers(labour, tmp_path, capsys):
     qs.write_text("".join(json.dumps({"id": i, "question": q}, ensure_ascii=False) + "\n"
                           for i, q in (("a", Q_OK), ("b", Q_TRAINEE), ("c", Q_NONE))), encoding="utf-8")
     cand = _candidate_rules(tmp_path)
-    assert main(["replay", str(qs), "--db", str(db), "--rules", str(cand), "--json"]) == 1
+    assert main(["replay", str(qs), "--db", str(db), "--candidate", str(cand), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert (out["total"], out["unchanged"]) == (3, 2)
     assert [(c["key"], c["before"]["status"], c["after"]["status"]) for c in out["changed"]] == \
         [("b", "not_found", "answered")]
     assert out["changed"][0]["after"]["evidence"][0]["section"] == ["第二章 劳动合同的订立", "第十九条"]
-    assert main(["replay", str(qs), "--db", str(db), "--rules", str(cand), "--allow", "b"]) == 0
+    assert main(["replay", str(qs), "--db", str(db), "--candidate", str(cand), "--allow", "b"]) == 0
     assert "replayed 3: unchanged 2, changed 1 (0 not in the allow-list)" in capsys.readouterr().out
 
     kb = KnowledgeBase(db, audit_log=log)  # an audit log replays against its records
@@ -227,7 +229,7 @@ def test_replay_reports_exactly_the_changed_answers(labour, tmp_path, capsys):
     kb.audit.flush()
     assert main(["replay", str(log), "--db", str(db)]) == 0
     assert "在记录时的规则指纹" in capsys.readouterr().out
-    assert main(["replay", str(log), "--db", str(db), "--rules", str(cand)]) == 1
+    assert main(["replay", str(log), "--db", str(db), "--candidate", str(cand)]) == 1
 
 
 def test_synonym_edit_goes_live_while_another_thread_answers(labour, tmp_path):
@@ -322,7 +324,7 @@ def test_rules_suggest_mines_wrong_answers_and_accepting_fixes_them(labour, tmp_
     capsys.readouterr()
     assert json.loads(specs.read_text(encoding="utf-8")) == {
         "id": wrong.trace_id, "question": Q_TRAINEE, "expect": "二个月", "rule": "syn.accepted.见习期"}
-    assert main(["replay", str(specs), "--db", str(db), "--rules", str(rules)]) == 0  # fixed under the new rules
+    assert main(["replay", str(specs), "--db", str(db), "--candidate", str(rules)]) == 0  # fixed under the new rules
     assert main(["replay", str(specs), "--db", str(db)]) == 1  # and the spec fails without them
 
 

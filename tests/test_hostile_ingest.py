@@ -243,7 +243,8 @@ def test_twenty_processes_create_one_store(tmp_path):
     procs = [subprocess.Popen([sys.executable, "-c", code, str(db)], cwd=ROOT, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE) for _ in range(20)]
     results = [(p.wait(timeout=120), p.stdout.read().decode().strip(), p.stderr.read().decode()) for p in procs]
-    assert [r[:2] for r in results] == [(0, "1")] * 20, [r[2] for r in results if r[0]]
+    from pipeline.store import SCHEMA_VERSION
+    assert [r[:2] for r in results] == [(0, str(SCHEMA_VERSION))] * 20, [r[2] for r in results if r[0]]
 
 
 def test_locked_store_is_e106(tmp_path):

@@ -292,3 +292,26 @@ def test_answers_go_on_while_a_document_is_replaced(db, docs_copy):
     stop.set()
     t.join()
     assert errors == [] and statuses and set(statuses) == {"answered"}
+
+
+def test_reindex_snapshot_meta_and_source_paths(db, docs_copy):
+    kb = _kb(db)
+    kb.ingest([docs_copy])
+    store = kb.store
+    before = (store.search('"年休假" OR "职工"', limit=30), store.doc_freq(["年休假", "职工"]))
+    assert store.reindex() == store.stats()["blocks"] == 631
+    after = (store.search('"年休假" OR "职工"', limit=30), store.doc_freq(["年休假", "职工"]))
+    assert after == before  # the same tokenizer gives the same index
+    store.set_meta("k", "1")
+    store.set_meta("k", "2")
+    assert store.get_meta("k") == "2" and store.get_meta("nothing") is None
+    by_path, by_source = store.source_paths()
+    assert by_source[ANNUAL_LEAVE.name] == str(docs_copy / ANNUAL_LEAVE.name)
+    assert by_path[str(docs_copy / ANNUAL_LEAVE.name)] == ANNUAL_LEAVE.name
+    with store.snapshot():  # a removal committed by another thread is not seen inside one snapshot
+        first = len(store.documents())
+        t = threading.Thread(target=lambda: kb.remove([ANNUAL_LEAVE.name]))
+        t.start()
+        t.join()
+        inside = len(store.documents())
+    assert (first, inside, len(store.documents())) == (6, 6, 5)
