@@ -329,8 +329,18 @@ class PostgresStore:
                 self._add_vocab(c, new_terms)
                 c.execute("UPDATE corpus SET nblocks = nblocks + %s, ntok = ntok + %s, generation = generation + 1 "
                           "WHERE id = 1", (len(rows) - old_blocks, ntok_total - old_ntok))
+            self._analyze_if_grown(c, len(rows))
         self.invalidate()
         return "updated" if existed else "added"
+
+    def _analyze_if_grown(self, c: Any, added: int) -> None:
+        """VACUUM ANALYZE once the blocks grew by a fifth since the last time: a fresh
+        store's recall otherwise runs on plans for empty tables (50 ms instead of 8 ms a search)."""
+        self._added = getattr(self, "_added", 0) + added
+        total = int(c.execute("SELECT nblocks FROM corpus WHERE id = 1").fetchone()[0])
+        if self._added >= max(500, total // 5):
+            c.execute("VACUUM (ANALYZE) blocks, postings, vocab, documents")  # + visibility map: index-only scans
+            self._added = 0
 
     @staticmethod
     def _add_vocab(c: Any, delta: dict[str, int]) -> None:
@@ -516,7 +526,8 @@ class PostgresStore:
                   FROM unnest(%(lex{k})s::text[], %(idf{k})s::float8[]) AS i(term, idf)
                   JOIN postings p ON p.term = i.term{doc_filter}
                  WHERE p.rid IN (SELECT rid FROM blocks WHERE tsv @@ %(q{k})s::tsquery)""")
-        sql = (f"SELECT rid, round(sum(s)::numeric, {SCORE_DECIMALS}) AS s FROM ({' UNION ALL '.join(parts)}) x "
+        scale = 10 ** SCORE_DECIMALS  # float8 rounding (numeric rounding of every sum cost ~50 ms a search)
+        sql = (f"SELECT rid, round(sum(s) * {scale}) / {scale} AS s FROM ({' UNION ALL '.join(parts)}) x "
                "GROUP BY rid ORDER BY 2 DESC, rid LIMIT %(limit)s")
         try:
             return [(int(r["rid"]), float(r["s"])) for r in self._rows(sql, args)]
