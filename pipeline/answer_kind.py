@@ -66,6 +66,7 @@ class AnswerKindGrammar:
         self._share_rx = None
         self._before_rx = None
         self._asks: list[tuple[str, dict]] = []
+        self._share_rule: Optional[dict] = None
         self.after_gap = 3
         self.before_gap = 8
         self.refines: frozenset[str] = frozenset()
@@ -84,6 +85,7 @@ class AnswerKindGrammar:
                 for u in r.get("units") or []:
                     units.setdefault(str(u), r)
             self._nouns, self._units = nouns, units
+            self._share_rule = next((r for r in rules if r["value_kind"] == "percent"), None)
             self._asks = sorted(((str(a), r) for r in rules for a in r.get("asks") or []), key=lambda x: -len(x[0]))
             alt = lambda ws: "|".join(regex.escape(w) for w in sorted(ws, key=len, reverse=True))  # noqa: E731
             self._noun_rx = regex.compile(alt(nouns)) if nouns else None
@@ -153,14 +155,11 @@ class AnswerKindGrammar:
                 between = text[min(b, m.end()):max(a, m.start())]
                 if gap > limit or _BREAK.search(between):
                     continue
-                if how == "before" and self._share_rx is not None and r["value_kind"] == "money" \
-                        and self._share_rx.match(text, m.end()):
-                    share = next((x for x in self.rules.get("value_kind") if x["value_kind"] == "percent"), None)
-                    if share is not None:
-                        k = AnswerKind("percent", share["qtype"], noun, self.units_of(share), share["id"], "share")
-                        if best is None or (-1, 0) < best[:2]:
-                            best = (-1, 0, k)  # the share reading wins over the amount it is a share of
-                        continue
+                if how == "before" and self._share_rule is not None and r["value_kind"] == "money" \
+                        and self._share_rx is not None and self._share_rx.match(text, m.end()):
+                    if best is None or best[0] >= 0:  # the share reading wins over the amount it is a share of
+                        best = (-1, 0, self._make(self._share_rule, noun, "share"))
+                    continue
                 key = (gap, 0 if how == "after" else 1)
                 if best is None or key < best[:2]:
                     best = (key[0], key[1], self._make(r, noun, how))

@@ -224,6 +224,10 @@ class Template:
         return out
 
 
+_BASE_MEASURE = PLACEHOLDERS["MEASURE_UNIT"][3:-1]  # the placeholder's alternation, without (?: )
+_BASE_MEASURE_UNITS = frozenset(canonical_unit(u) for u in _BASE_MEASURE.replace("\\", "").split("|"))
+
+
 def compile_templates(rules: list[dict], measure_units: Optional[list[str]] = None) -> list[Template]:
     """Compiled templates, highest priority first; ``measure_units`` (from rules/value_kinds.yaml) extend
     the MEASURE_UNIT placeholder."""
@@ -233,7 +237,7 @@ def compile_templates(rules: list[dict], measure_units: Optional[list[str]] = No
             units = "|".join(regex.escape(u) for u in sorted(extra, key=len, reverse=True))
             # an ASCII unit must not run on into a word (5V but not 5Volume), and units longer than one
             # character come first so that mA is not read as m
-            p = p.replace("MEASURE_UNIT", rf"(?:(?:{units})(?![A-Za-z])|{PLACEHOLDERS['MEASURE_UNIT'][3:-1]})")
+            p = p.replace("MEASURE_UNIT", rf"(?:(?:{units})(?![A-Za-z])|{_BASE_MEASURE})")
         return expand(p)
     out = [Template(r["id"], tuple(r["types"]), r["priority"], r["builder"], regex.compile(exp(r["regex"])),
                     r.get("examples") or [], regex.compile(r["asked"]) if r.get("asked") else None,
@@ -400,7 +404,8 @@ register_schema("strategy_plan", {
 class Extractor:
     """Stage 3: apply templates around anchors; pick the best grounded extraction."""
 
-    def __init__(self, store: Store, rules: RuleSet, settings: Optional[ExtractSettings] = None) -> None:
+    def __init__(self, store: Store, rules: RuleSet, settings: Optional[ExtractSettings] = None,
+                 kinds: Optional[AnswerKindGrammar] = None) -> None:
         self.store = store
         self.rules = rules
         self.settings = settings or ExtractSettings()
@@ -408,8 +413,8 @@ class Extractor:
         self._version = -1
         self._templates: list[Template] = []
         self._weak: set[str] = set()
-        self.kinds = AnswerKindGrammar(rules)
-        self._kind_only_units: set[str] = set()
+        self.kinds = kinds or AnswerKindGrammar(rules)  # the analyzer's, when the orchestrator builds both
+        self._kind_only_units: frozenset[str] = frozenset()
         self._plans: dict[str, list[str]] = {}
         self._plans_version = -1
 
@@ -418,8 +423,7 @@ class Extractor:
             with self._lock:
                 units = self.kinds.measure_units()
                 self._templates = compile_templates(self.rules.get("template"), units)
-                base = set(PLACEHOLDERS["MEASURE_UNIT"][3:-1].replace("\\", "").split("|"))
-                self._kind_only_units = {canonical_unit(u) for u in units} - {canonical_unit(u) for u in base}
+                self._kind_only_units = frozenset(canonical_unit(u) for u in units) - _BASE_MEASURE_UNITS
                 self._weak = {t.id for t in self._templates if t.priority < 50}
                 self._version = self.rules.version
         return self._templates

@@ -22,19 +22,15 @@ def _table() -> dict[int, str]:
     return {ord(t): s for t, s in zip(traditional_charmap, simplified_charmap) if t != s and t not in _KEEP}
 
 
-def traditional_share(text: str) -> float:
-    """Share of the CJK characters of ``text`` that exist only in Traditional writing."""
-    table = _table()
-    cjk = [c for c in text if "\u4e00" <= c <= "\u9fff"]
-    if not cjk:
-        return 0.0
-    return sum(1 for c in cjk if ord(c) in table) / len(cjk)
-
-
 def is_traditional(text: str) -> bool:
+    """True when Traditional-only characters are at least MIN_COUNT and MIN_SHARE of the CJK characters."""
     table = _table()
-    n = sum(1 for c in text if ord(c) in table)
-    return n >= MIN_COUNT and traditional_share(text) >= MIN_SHARE
+    cjk = trad = 0
+    for c in text:
+        if "\u4e00" <= c <= "\u9fff":
+            cjk += 1
+            trad += ord(c) in table
+    return trad >= MIN_COUNT and trad >= MIN_SHARE * cjk
 
 
 def fold(text: str) -> str:

@@ -78,7 +78,8 @@ class Orchestrator:
         self.audit = audit or AuditLog(None)
         self.analyzer = QueryAnalyzer(rules, store)
         self.prefilter = Prefilter(store, rules, PrefilterSettings(), semantic=semantic)
-        self.extractor = Extractor(store, rules, ExtractSettings(min_coverage=self.settings.min_coverage))
+        self.extractor = Extractor(store, rules, ExtractSettings(min_coverage=self.settings.min_coverage),
+                                   kinds=self.analyzer.kinds)
         self.syntax = self._load_syntax(rules) if self.settings.use_parser else None
         self.generator = generator  # a pipeline.generate.Generator, or None (templates only)
         self.verifier = Verifier(load_model(self.settings.verifier_weights)) if self.settings.verifier else None

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Iterator, Optional
 from urllib.parse import urlsplit, urlunsplit
 
 from .errors import LoopAgentError
-from .store import SCHEMA_VERSION, SCORE_DECIMALS, _j
+from .store import BLOCK_COLUMNS, SCHEMA_VERSION, SCORE_DECIMALS, _j
 from .text import split_sentences
 from .tokenize import index_tokens
 from .types import Block, Document
@@ -50,17 +50,7 @@ CREATE TABLE IF NOT EXISTS blocks (
     rid BIGSERIAL PRIMARY KEY,
     block_id TEXT NOT NULL UNIQUE,
     doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
-    ord INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    text TEXT NOT NULL,
-    section TEXT NOT NULL,
-    clause TEXT,
-    page_start INTEGER,
-    page_end INTEGER,
-    bbox TEXT,
-    table_header TEXT,
-    table_rows TEXT,
-    meta TEXT NOT NULL DEFAULT '{}',
+    <BLOCK_COLUMNS>,
     tsv TSVECTOR NOT NULL,
     ntok INTEGER NOT NULL
 );
@@ -114,17 +104,7 @@ CREATE TABLE IF NOT EXISTS block_history (
     block_id TEXT NOT NULL,
     doc_id TEXT NOT NULL,
     content_hash TEXT NOT NULL,
-    ord INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    text TEXT NOT NULL,
-    section TEXT NOT NULL,
-    clause TEXT,
-    page_start INTEGER,
-    page_end INTEGER,
-    bbox TEXT,
-    table_header TEXT,
-    table_rows TEXT,
-    meta TEXT NOT NULL DEFAULT '{}',
+    <BLOCK_COLUMNS>,
     PRIMARY KEY (block_id, content_hash)
 );
 CREATE TABLE IF NOT EXISTS feedback (
@@ -136,7 +116,7 @@ CREATE TABLE IF NOT EXISTS feedback (
     created_at DOUBLE PRECISION NOT NULL
 );
 CREATE INDEX IF NOT EXISTS feedback_trace ON feedback(trace_id);
-"""
+""".replace("<BLOCK_COLUMNS>", BLOCK_COLUMNS)
 
 _COLS = ("block_id, doc_id, ord, type, text, section, clause, page_start, page_end, bbox, table_header, "
          "table_rows, meta")

@@ -7,7 +7,9 @@ examples are checked against that merged rule set, so an overlay's rules are wha
 """
 from __future__ import annotations
 
+import tempfile
 import threading
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -84,30 +86,48 @@ def _check_qtype(rule: dict, ex: dict) -> tuple[bool, Any]:
     return got == ex["expect"], got
 
 
+_GRAMMARS: "weakref.WeakKeyDictionary[RuleSet, Any]" = weakref.WeakKeyDictionary()
+_ANALYZERS: "weakref.WeakKeyDictionary[RuleSet, Any]" = weakref.WeakKeyDictionary()
+
+
+def _grammar(rs: RuleSet):
+    """One answer-kind grammar per rule set (it recompiles itself when the rules reload)."""
+    from .answer_kind import AnswerKindGrammar
+    g = _GRAMMARS.get(rs)
+    if g is None:
+        g = _GRAMMARS[rs] = AnswerKindGrammar(rs)
+    return g
+
+
+def _analyzer(rs: RuleSet):
+    """One query analyzer per rule set, over an empty store in a temporary folder kept for the process."""
+    from .analyze import QueryAnalyzer
+    from .store import Store
+    a = _ANALYZERS.get(rs)
+    if a is None:
+        a = _ANALYZERS[rs] = QueryAnalyzer(rs, Store(Path(tempfile.mkdtemp(prefix="loopagent-plan-")) / "plan.sqlite"))
+    return a
+
+
 def _check_value_kind(rule: dict, ex: dict) -> tuple[bool, Any]:
     """The grammar over every value-kind rule decides; the example's rule must be the one that does
     (``expect: null``: this rule must not)."""
-    from .answer_kind import AnswerKindGrammar
-    from .rules import RuleSet
-    ak = AnswerKindGrammar(_rules()).infer(ex["input"])
+    ak = _grammar(_rules()).infer(ex["input"])
     got = ak.kind if ak is not None and ak.rule_id == rule["id"] else None
-    if ak is not None and ak.how == "share" and rule["value_kind"] != "percent":
-        got = ak.kind if rule["value_kind"] == "money" and ex.get("expect") == "percent" else got
     return got == ex.get("expect"), (ak.kind, ak.rule_id, ak.focus) if ak else None
 
 
 def _check_plan(rule: dict, ex: dict) -> tuple[bool, Any]:
     """The example question's type (with the answer-kind grammar) must be this plan's, and the plan the
     expected strategies."""
-    import tempfile
-    from .analyze import QueryAnalyzer
-    from .store import Store
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Store(Path(tmp) / "plan.sqlite")
-        qtype = QueryAnalyzer(_rules(), store).run(ex["input"]).qtype
-        store.close()
+    qtype = _analyzer(_rules()).run(ex["input"]).qtype
     got = [str(x) for x in rule["strategies"]] if qtype == rule["qtype"] else f"question type {qtype}"
     return got == list(strip_lines(ex.get("expect")) or []), got
+
+
+def _check_spec(rule: dict, ex: dict) -> tuple[bool, Any]:
+    from .specs import check_spec
+    return check_spec(rule, ex, _rules().config)
 
 
 def _check_template(rule: dict, ex: dict) -> tuple[bool, Any]:
@@ -152,7 +172,6 @@ def _check_hint(rule: dict, ex: dict) -> tuple[bool, Any]:
 
 def _check_prefilter_case(rule: dict, ex: dict) -> tuple[bool, Any]:
     """Rank the example's blocks with the real analyzer and pre-filter over a throwaway in-memory store."""
-    import tempfile
 
     from .analyze import QueryAnalyzer
     from .ingest.structure import DocBuilder
@@ -184,8 +203,7 @@ def _check_prefilter_case(rule: dict, ex: dict) -> tuple[bool, Any]:
 CHECKERS: dict[str, Callable[[dict, dict], tuple[bool, Any]]] = {
     "question_type": _check_qtype, "template": _check_template, "value_kind": _check_value_kind,
     "strategy_plan": _check_plan,
-    "spec": lambda rule, ex: __import__("pipeline.specs", fromlist=["check_spec"]).check_spec(
-        rule, ex, _rules().config), "lexicon": _check_lexicon,
+    "spec": _check_spec, "lexicon": _check_lexicon,
     "dep_pattern": _check_dep, "collection_route": _check_route,
     "structure_hint": _check_hint, "prefilter_case": _check_prefilter_case,
 }

@@ -25,6 +25,19 @@ SCORE_DECIMALS = 9  # BM25 scores are compared and returned at this precision (s
 
 # v2: superseded document versions and their blocks are kept (doc_versions, block_history);
 # answer feedback lives in the store. A v1 store is upgraded in place when opened.
+# a block's columns, the same in both stores and in the current and superseded-version tables
+BLOCK_COLUMNS = """ord INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    text TEXT NOT NULL,
+    section TEXT NOT NULL,
+    clause TEXT,
+    page_start INTEGER,
+    page_end INTEGER,
+    bbox TEXT,
+    table_header TEXT,
+    table_rows TEXT,
+    meta TEXT NOT NULL DEFAULT '{}'"""
+
 _SCHEMA_V2 = """
 CREATE TABLE IF NOT EXISTS doc_versions (
     doc_id TEXT NOT NULL,
@@ -46,17 +59,7 @@ CREATE TABLE IF NOT EXISTS block_history (
     block_id TEXT NOT NULL,
     doc_id TEXT NOT NULL,
     content_hash TEXT NOT NULL,
-    ord INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    text TEXT NOT NULL,
-    section TEXT NOT NULL,
-    clause TEXT,
-    page_start INTEGER,
-    page_end INTEGER,
-    bbox TEXT,
-    table_header TEXT,
-    table_rows TEXT,
-    meta TEXT NOT NULL DEFAULT '{}',
+    <BLOCK_COLUMNS>,
     PRIMARY KEY (block_id, content_hash)
 );
 CREATE TABLE IF NOT EXISTS feedback (
@@ -68,7 +71,7 @@ CREATE TABLE IF NOT EXISTS feedback (
     created_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS feedback_trace ON feedback(trace_id);
-"""
+""".replace("<BLOCK_COLUMNS>", BLOCK_COLUMNS)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -89,23 +92,13 @@ CREATE TABLE IF NOT EXISTS blocks (
     rid INTEGER PRIMARY KEY,
     block_id TEXT NOT NULL UNIQUE,
     doc_id TEXT NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
-    ord INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    text TEXT NOT NULL,
-    section TEXT NOT NULL,
-    clause TEXT,
-    page_start INTEGER,
-    page_end INTEGER,
-    bbox TEXT,
-    table_header TEXT,
-    table_rows TEXT,
-    meta TEXT NOT NULL DEFAULT '{}'
+    <BLOCK_COLUMNS>
 );
 CREATE INDEX IF NOT EXISTS blocks_doc_ord ON blocks(doc_id, ord);
 CREATE INDEX IF NOT EXISTS blocks_clause ON blocks(doc_id, clause);
 CREATE VIRTUAL TABLE IF NOT EXISTS blocks_fts USING fts5(text, section, title, tokenize='unicode61');
 CREATE VIRTUAL TABLE IF NOT EXISTS blocks_vocab USING fts5vocab(blocks_fts, 'row');
-""" + _SCHEMA_V2
+""".replace("<BLOCK_COLUMNS>", BLOCK_COLUMNS) + _SCHEMA_V2
 
 _BLOCK_COLS = ("rid, block_id, doc_id, ord, type, text, section, clause, page_start, page_end, bbox, "
                "table_header, table_rows, meta")
