@@ -376,6 +376,7 @@ class Found:
     reasons: list[str]
     coverage: float = 0.0
     exact: bool = False  # matched the question's own words exactly (a named document): no coverage gate
+    refused: str = ""  # why the gate refused it: "identifier" (a model number the question names is missing), "named"
 
 
 # --- strategies: registered components (spaCy-registry style) -----------------------------
@@ -462,7 +463,13 @@ class Extractor:
     # --- main ---------------------------------------------------------------
     def run(self, query: Query, anchors: list[Anchor]) -> Optional[Found]:
         """The best extraction over the anchors, or None."""
-        best: Optional[Found] = None
+        ranked = self.ranked(query, anchors, 1)
+        return ranked[0] if ranked else None
+
+    def ranked(self, query: Query, anchors: list[Anchor], limit: int = 3) -> list[Found]:
+        """The best extractions over the anchors, best first: at most ``limit``, one per evidence sentence
+        (the gate takes the first that passes it)."""
+        out: list[Found] = []
         strategies = [STRATEGY_REGISTRY[name] for name in self.plan(query.qtype)]
         for rank, anchor in enumerate(anchors[: self.settings.anchors_tried]):
             found = [f for f in (fn(self, query, anchor) for fn in strategies) if f is not None
@@ -472,9 +479,19 @@ class Extractor:
                 found = self._window(query, anchor)
             for f in found:
                 f.score += anchor.score - 0.05 * rank
-                if best is None or f.score > best.score:
-                    best = f
-        return best
+                out.append(f)
+        out.sort(key=lambda f: -f.score)  # stable: of equal scores, the earlier anchor first
+        kept: list[Found] = []
+        seen: set = set()
+        for f in out:
+            key = (f.anchor.candidate.block.block_id, f.anchor.sentence.start)
+            if key in seen:
+                continue
+            seen.add(key)
+            kept.append(f)
+            if len(kept) >= limit:
+                break
+        return kept
 
     def cited_sentence(self, doc_id: str, label: str, terms: dict[str, float], exclude: str = ""
                        ) -> Optional[tuple[Block, Sentence]]:

@@ -49,6 +49,9 @@ class AskSettings:
     # clause by min_coverage and meets every figure the asker gives
     min_coverage_situation: float = 0.5
     min_coverage_situation_full: float = 0.35  # …when every word of the asking clause is in the evidence
+    # the gate looks at the best extractions in order (each on its own evidence sentence) and goes on to the
+    # next only when one was refused for being about another product or model than the question names
+    gate_tries: int = 3
     # the trained verifier (pipeline/verify.py) decides instead of the coverage bars above, for single answers
     # that passed the hard checks (named words, qualifying figures, grounded numbers)
     verifier: bool = False
@@ -167,10 +170,15 @@ class Orchestrator:
         timings["syntax"] = _ms(t)
         t = time.perf_counter()
         found = self._validity(query) if query.constraints.get("validity_of") else None
-        found = found or self.extractor.run(query, anchors)
-        fired = found is not None  # a template fired (even if the gate below refuses it)
-        if found is not None and not self._gate(query, found, doc_ids, trace_obj):
-            found = None
+        options = [found] if found else self.extractor.ranked(query, anchors, self.settings.gate_tries)
+        fired = bool(options)  # a template fired (even if the gate below refuses it)
+        found = None
+        for f in options:  # a next extraction only when the refused one is about another product or model
+            if self._gate(query, f, doc_ids, trace_obj):
+                found = f
+                break
+            if f.refused != "identifier":
+                break
         timings["extract"] = _ms(t)
         if found is None and self.generator is not None and anchors and not fired:
             t = time.perf_counter()
@@ -223,6 +231,7 @@ class Orchestrator:
             missing += unmet
         if missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
+            found.refused = "identifier" if any(i in missing for i in idents) else "named"
         elif doc_ids is None and not found.exact and (self.verifier is not None or self.settings.record):
             why = self._verify(query, found, ev_text, text, context, cov)
         elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \

@@ -78,3 +78,20 @@ def test_a_named_model_number_must_be_the_evidence_documents(tmp_path):
     b = kb.ask("KX300模块的供电电压是多少？")  # another model: this manual does not answer for it
     assert b.status == "not_found"
     assert any("KX300" in r for r in b.reasoning)
+
+
+def test_a_refusal_for_another_model_lets_the_next_extraction_answer(tmp_path):
+    from pipeline import KnowledgeBase
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "KX200模块手册.md").write_text(
+        "# KX200模块手册\n\n## 工作模式\n\n模块的工作模式下，模块供电电压为3.3V，模块供电电流为20mA。\n", encoding="utf-8")
+    (d / "KY500模块手册.md").write_text("# KY500模块手册\n\n## 电源\n\n模块工作时供电电压为5V。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("KY500模块工作模式下的模块供电电压是多少？", trace=True).to_dict()
+    assert a["status"] == "answered" and a["value"] == {"kind": "number", "number": 5, "unit": "V"}
+    # the KX200 manual's sentence ranked first and was refused for naming another model
+    rejected = a["stages"]["extract"]["rejected"]
+    assert [r["answer"][:8] for r in rejected] == ["模块的工作模式下"] and "「KY500」" in rejected[0]["why"]
+    assert a["evidence"][0]["text"] == "模块工作时供电电压为5V。"
