@@ -20,6 +20,7 @@ from .numbers import CN_DIGITS as CN_NUMERALS, find_quantities
 from .rules import Field, RuleSet, register_schema
 from .store import Store
 from .text import strip_asides
+from .places import jurisdiction, place_suffixes
 from .tokenize import cut, get_tokenizer, is_content_word, is_word, pos_tag, stopwords
 from .types import Query
 
@@ -57,7 +58,8 @@ _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{1,8}[0-9][A-Za-z0-9]*(?![A-Za-z0
 VALIDITY = re.compile(r"(还|是否|仍然?|现在|目前|依然).{0,4}(有效|适用|施行)|失效|废止|作废")
 _ARTICLE = regex.compile(r"第([零〇一二两三四五六七八九十百千\d]+)条")
 # question words, quantities and fillers that jieba leaves as tokens (几个, 两年, 能休, 30个)
-_NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能否|可否)|^[{CN_NUMERALS}\d.]+[个名次年月日天周岁元万亿%]*$")
+_NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能否|可否)|^[{CN_NUMERALS}\d.]+[个名次年月日天周岁元万亿%]*$|"
+                         r"^(个|个月|年|月|日|天|周|小时|分钟|工作日)(内|以内|之内|后|以后|之后|前|以前|之前)$")  # 多少/天内: a unit with its bound
 _ASKED_ATTR = re.compile(r"对(?:于)?([\u4e00-\u9fff]{2,6})(?:有什么|有哪些|有何)(?:要求|规定|限制)|"
                          r"在([\u4e00-\u9fff]{2,10})上有什么(?:要求|规定|限制)")
 _YEAR = re.compile(r"((?:19|20)\d{2})年")
@@ -190,6 +192,10 @@ class QueryAnalyzer:
             q.constraints["doc_ids"] = doc_ids
             q.doc_hint = named[0]
             q.reasons.append("文档限定：" + "、".join(dict.fromkeys(named)))
+        places = jurisdiction(self.store, place_suffixes(self.rules)).named(question)
+        if places:  # 我在重庆…: that place's rules answer, not another province's
+            q.constraints["places"] = places
+            q.reasons.append("地域限定：" + "、".join(places))
         self._apply_collection(q, collection)
         if q.qtype == "yesno" and VALIDITY.search(question):  # 《X》还有效吗: the answer is X's repeal elsewhere
             q.constraints["validity_of"] = _BOOK.findall(question) or ([q.doc_hint] if q.doc_hint else [])
@@ -266,8 +272,7 @@ class QueryAnalyzer:
                 q.constraints["named_class"] = cls
         # compound terms the documents may split (工会会员 → 会员): their parts earn partial credit
         tok = get_tokenizer()
-        q.constraints["parts"] = {t: [p for p in tok.cut_for_search(t) if len(p) >= 2 and p != t]
-                                  for t in q.weights if len(t) >= 4}
+        q.constraints["parts"] = {t: _parts(tok, t) for t in q.weights if len(t) >= 4}
         q.core_verb = next((t for t in terms if len(t) >= 2 and t in self._core_verbs), None)
         q.entities.extend(t for t in terms if len(t) >= 3 and t not in q.entities)
 
@@ -380,6 +385,14 @@ def asked_clause(question: str) -> Optional[str]:
         return clauses[0] if several and clauses else None
     asking = [c for c in clauses if _ASKING.search(c)]
     return asking[-1] if asking else None
+
+
+def _parts(tok: Any, term: str) -> list[str]:
+    """The words a compound term is made of (签订合同 → 签订, 合同), else its search sub-words."""
+    subs = [p for p in tok.cut_for_search(term) if len(p) >= 2 and p != term]
+    halves = next(([term[:i], term[i:]] for i in range(2, len(term) - 1)
+                   if term[:i] in subs and term[i:] in subs), None)
+    return halves or subs
 
 
 def _pos_factor(term: str, core_verbs: set[str]) -> float:

@@ -45,13 +45,18 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[fl
 
 
 def _parts_together(parts: list[str], text: str) -> bool:
-    """True when the parts occur in order, in one clause, at most 8 characters apart."""
-    return len(parts) >= 2 and _parts_rx(tuple(parts)).search(text) is not None
+    """True when the parts occur in order, in one clause, at most 8 characters apart; two parts also
+    the other way round, at most 2 apart (签订合同 as 合同签订之日: the object put first as topic)."""
+    if len(parts) < 2:
+        return False
+    if _parts_rx(tuple(parts)).search(text) is not None:
+        return True
+    return len(parts) == 2 and _parts_rx((parts[1], parts[0]), 2).search(text) is not None  # 合同签订, 合同的签订
 
 
 @lru_cache(maxsize=1024)
-def _parts_rx(parts: tuple[str, ...]) -> "re.Pattern[str]":
-    return re.compile("[^，。；、,;]{0,8}".join(re.escape(p) for p in parts))  # coverage runs per sentence: compile once
+def _parts_rx(parts: tuple[str, ...], gap: int = 8) -> "re.Pattern[str]":
+    return re.compile(f"[^，。；、,;]{{0,{gap}}}".join(re.escape(p) for p in parts))  # coverage runs per sentence: compile once
 
 
 def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,

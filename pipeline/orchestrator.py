@@ -20,6 +20,7 @@ from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import ExtractSettings, Extractor, Found, condition_match, phrase_bonus, render_value
 from .numbers import grounded, norm_for_match
+from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
 from .rules import RuleSet
 from .store import Store
@@ -206,6 +207,16 @@ class Orchestrator:
         cls = query.constraints.get("named_class")
         if cls and found.anchor.candidate.block.doc_id in (query.constraints.get("doc_ids") or []):
             context += "\n" + cls  # zentra水泵: a document of the named product speaks of its 水泵
+        places = query.constraints.get("places") or []
+        elsewhere: list[str] = []
+        if places:
+            juris = jurisdiction(self.store, place_suffixes(self.rules))
+            doc_id = found.anchor.candidate.block.doc_id
+            rel = juris.relation(doc_id, places)
+            if rel == "other":  # 我在重庆…: another province's regulation does not answer for 重庆
+                elsewhere = sorted(juris.of_doc.get(doc_id, ()))
+            elif rel == "same":
+                context += " " + " ".join(juris.of_doc.get(doc_id, ()))  # 山东/济南市…: the asker's 山东
         cov = coverage(_gate_query(query), text, context, context_weight=1.0)
         found.coverage = cov
         found.reasons.append(f"证据覆盖率：{cov:.2f}")
@@ -229,7 +240,10 @@ class Orchestrator:
         if unmet and found.method.startswith(("template:", "strategy:")):
             # 累积记分满12分的驾驶人…: a provision that never speaks of 12分 does not answer for that driver
             missing += unmet
-        if missing and not found.exact:
+        if elsewhere and not found.exact:
+            why = f"{found.method} 的证据出自{'、'.join(elsewhere)}的文件，问题问的是{'、'.join(places)}"
+            found.refused = "place"
+        elif missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             found.refused = "identifier" if any(i in missing for i in idents) else "named"
         elif doc_ids is None and not found.exact and (self.verifier is not None or self.settings.record):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .errors import LoopAgentError
+from .places import jurisdiction, place_suffixes
 from .rules import Field, RuleSet, register_schema
 from .store import Store
 from .text import split_sentences
@@ -177,6 +178,8 @@ class Prefilter:
         hints = [(r, re.compile(r["cue"]) if r.get("cue") else None) for r in self.rules.get("structure_hint")]
         docs = {}
         cands: list[Candidate] = []
+        places = query.constraints.get("places") or []
+        where = jurisdiction(self.store, place_suffixes(self.rules)) if places else None
         for rid, b in blocks.items():
             score, breakdown = self.score_block(query, b, lex)
             bms = bm.get(rid, 0.0) / top_bm if top_bm > 0 else 0.0
@@ -197,6 +200,11 @@ class Prefilter:
             if quoted and not any(q in b.text or q in " ".join(b.section) for q in quoted):
                 score *= 0.6
                 breakdown["lacks_quoted"] = True
+            if places:  # the question names a place: its documents up, other places' documents down
+                rel = where.relation(b.doc_id, places)
+                if rel != "none":
+                    score *= 1.3 if rel == "same" else 0.4
+                    breakdown["place"] = rel
             named = query.constraints.get("doc_ids")
             if named and b.doc_id not in named:
                 score *= 0.3
