@@ -27,6 +27,8 @@ SCOPES = {  # the store each set is scored against: its scope folders (distracto
     "s1": ["other"], "s2": ["other"],
     "s3": ["docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法"],
     "s4": ["docs/地方性法规"],
+    "s5": ["other"], "s6": ["docs/地方性法规"],
+    "s7": ["docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法"],
 }
 
 
