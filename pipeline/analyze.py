@@ -44,14 +44,8 @@ register_schema("synonyms", {
 QTYPES = ("count", "number", "money", "duration", "date", "yesno", "list", "condition", "exception",
           "definition", "who", "procedure", "compare", "open")
 
-# Words that only say what is asked (type triggers), not what it is about.
-_ASK_WORDS = {"几", "多少", "多久", "多长", "最长", "最短", "最多", "最少", "最迟", "最晚", "哪些", "哪个", "什么",
-              "怎么", "如何", "是否", "能否", "可以", "能", "吗", "规定", "情形", "情况", "条件", "要求", "标准",
-              "分别", "按", "按照", "依照", "根据", "应当", "需要", "一般", "最", "多", "大", "可", "还",
-              "哪", "何时", "什么时候", "哪一天", "有", "没有", "不", "时间", "期限", "天", "日", "跟", "已经", "开始",
-              "正式", "当天", "具体", "现行", "分别", "各", "最低", "最高", "上限", "下限", "范围", "比例", "处罚",
-              "什么样", "受到", "遭到", "代表", "表示", "意味着", "是指", "定义", "含义", "所称", "意义", "界定", "年龄段", "修订", "修正", "修改", "版本", "年版",
-              "修订版", "修正版", "变化", "不同", "区别", "差异", "有何", "前后", "新旧", "对比", "相比", "每年", "每月", "每天", "每日", "每次", "以上", "以下", "不满", "已满", "满", "不足", "超过", "一共", "总共", "合计", "多大", "多远", "最大", "最小", "例外", "按规定", "按照规定", "根据规定", "依规定", "有关规定", "还能", "还会", "之前", "以前", "以后", "之后"}
+# Words that only say what is asked, never what it is about: rules/question_types.yaml `frame_words`.
+FRAME_WORDS_SETTING = "frame_words"
 _QUOTED = re.compile(r"[“\"「『]([^”\"」』]{2,30})[”\"」』]")
 _BOOK = re.compile(r"《([^》]{2,60})》")
 _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{1,8}[0-9][A-Za-z0-9]*(?![A-Za-z0-9_])")  # CH9141, X200, RS485
@@ -104,6 +98,7 @@ class QueryAnalyzer:
         self._synonyms: list[tuple[list[str], list[str]]] = []
         self._core_verbs: set[str] = set()
         self._syn_weight = 0.6
+        self._frame: frozenset[str] = frozenset()
         self._names_gen: Any = None
         self._names: list[_DocName] = []
         self._n_blocks = 1
@@ -117,6 +112,7 @@ class QueryAnalyzer:
                 self._synonyms = [([str(w) for w in r["user"]], [str(w) for w in r["doc"]])
                                   for r in self.rules.get("synonyms")]
                 self._syn_weight = float(self.rules.settings("synonyms").get("weight", 0.6))
+                self._frame = frozenset(str(w) for w in self.rules.settings("question_type").get(FRAME_WORDS_SETTING) or ())
                 # the core verbs are the lexicon's core_verb tier (rules/lexicon.yaml), not a list of our own
                 self._core_verbs = {str(w) for r in self.rules.get("lexicon") if r["tier"] == "core_verb"
                                     for w in r["words"]}
@@ -229,10 +225,11 @@ class QueryAnalyzer:
         text_for_terms = _BOOK.sub(" ", text_for_terms)
         text_for_terms = strip_asides(text_for_terms, " ")
         stop = stopwords()
+        frame = self._frame
         terms: list[str] = []
         for tok in cut(text_for_terms):
             tok = tok.strip()
-            if not tok or not is_word(tok) or tok in stop or tok in _ASK_WORDS or _NOT_A_TERM.search(tok):
+            if not tok or not is_word(tok) or tok in stop or tok in frame or _NOT_A_TERM.search(tok):
                 continue
             if len(tok) == 1 and not re.fullmatch(r"[A-Za-z0-9]", tok):
                 continue  # single characters are function words or units here
@@ -245,7 +242,7 @@ class QueryAnalyzer:
         q.expansions = self._expand(question, terms)
         for user in q.expansions:  # a dictionary word jieba split (年假 → 年 / 假) is still a term
             if user not in terms and len(user) >= 2 and not any(user in t for t in terms) \
-                    and not _ASKING.search(user) and user not in _ASK_WORDS:
+                    and not _ASKING.search(user) and user not in frame:
                 terms.append(user)
         q.weights, df = self._idf(terms, q.expansions)
         q.constraints["synonym_weight"] = self._syn_weight  # dictionaries/synonyms.yaml `weight`
