@@ -1,4 +1,4 @@
-"""The `loopagent` command line: ingest, ask, docs, show, rules, config, reindex."""
+"""The `loopagent` command line: ingest, ask, docs, show, rules, config, reindex, serve."""
 from __future__ import annotations
 
 import argparse
@@ -457,6 +457,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_subparsers(sub, db_arg)
     from .migrate import add_subparser as add_migrate_subparser  # migrate --from kb.sqlite --to postgresql://…
     add_migrate_subparser(sub)
+
+    from .server.cli import add_subparser as add_serve_subparser  # `loopagent serve` (the HTTP service)
+    add_serve_subparser(sub, db_arg)
 
     from .evaluate import add_subparser as add_eval_subparser  # `loopagent eval` (scores, baselines)
     add_eval_subparser(sub)

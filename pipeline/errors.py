@@ -106,6 +106,26 @@ class Messages:
     E604 = ("Replay input {path} is neither a trace id, an audit log nor a question file. Pass a trace id, "
             "a *.audit.jsonl file or a JSONL file of {{\"id\", \"question\"}} lines.")
 
+    # HTTP service (E7xx; pipeline/server)
+    E701 = ("Request body is not valid: {detail}. Send JSON matching the schema at /openapi.json, "
+            "e.g. POST /ask {{\"question\": \"年休假有几天？\"}}.")
+    E702 = ("{why}. Send the key in the X-API-Key header (or `Authorization: Bearer KEY`); "
+            "the keys are set with `loopagent serve --api-key` or $LOOPAGENT_API_KEYS.")
+    E703 = ("Rate limit of {limit} requests per minute for this key reached. Retry after {retry} s, "
+            "or raise it with `loopagent serve --rate-limit N` (0 turns it off).")
+    E704 = ("{what} is larger than the limit of {limit} bytes. Split the file, or raise "
+            "`loopagent serve --max-upload-mb`.")
+    E705 = "Document {doc_id!r} is not in the store. List documents with GET /documents and use a doc_id from it."
+    E706 = ("Upload file name {name!r} is not acceptable: {why}. Send a plain file name such as 规定.pdf "
+            "(no folders, no '..', one of {supported}).")
+    E707 = "{method} {path} is not an endpoint of this service. See /docs or /openapi.json for the endpoints."
+    E708 = ("The server failed while answering this request (reference {ref}). Nothing was changed by the failed "
+            "step; report the reference to the operator, whose log has the details.")
+    E709 = "A batch holds {n} questions; the limit is {limit}. Send several smaller batches."
+    E710 = ("`loopagent serve` needs the `server` extra ({detail}). `pip install \"loopagent[server]\"` "
+            "(fastapi, uvicorn, python-multipart, prometheus-client).")
+    E711 = "Cannot reach the LoopAgent service at {url}: {detail}. Check the URL and that `loopagent serve` runs."
+
     # warnings
     W001 = "Skipped unchanged {path} (same content hash)."
     W002 = "Decoded {path} as GB18030, not UTF-8."
