@@ -63,8 +63,18 @@ def http_status(code: str) -> int:
 
 def error_response(code: str, text: str, status: Optional[int] = None,
                    headers: Optional[dict[str, str]] = None) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": text}}, status_code=status or http_status(code),
+    return JSONResponse({"error": {"code": code, "message": scrub(text)}}, status_code=status or http_status(code),
                         headers=headers)
+
+
+_SERVER_DIRS: list[str] = []  # folders of this server's files: never shown to a client (longest first)
+
+
+def scrub(text: str) -> str:
+    """``text`` without the server's own folders (a message names the file, not where it lives)."""
+    for d in _SERVER_DIRS:
+        text = text.replace(d + os.sep, "").replace(d, "…")
+    return text
 
 
 def coded(exc: LoopAgentError, status: Optional[int] = None, headers: Optional[dict[str, str]] = None) -> JSONResponse:
@@ -179,6 +189,11 @@ def create_app(settings: ServerSettings) -> FastAPI:
     if not isinstance(settings, ServerSettings):
         raise TypeError(f"settings must be ServerSettings, not {type(settings).__name__}")
     svc = Service(settings)
+    for d in (svc.uploads, Path(settings.db).resolve().parent if not settings.is_postgres else None,
+              Path(svc.audit_log).resolve().parent if svc.audit_log else None, Path.cwd()):
+        if d is not None and str(d) not in _SERVER_DIRS and str(d) != os.sep:
+            _SERVER_DIRS.append(str(d))
+    _SERVER_DIRS.sort(key=len, reverse=True)
     metrics = Metrics()
     limiter = RateLimiter(settings.rate_limit)
 
