@@ -199,6 +199,10 @@ def create_app(settings: ServerSettings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        if settings.warm:  # load the parser before the first request, not during it
+            syntax = svc.kb.orchestrator.syntax
+            if syntax is not None and hasattr(syntax, "warm_up"):
+                syntax.warm_up()
         yield
         svc.close()
 

@@ -20,7 +20,7 @@ class ServerSettings:
     (``"-"`` disables it, and with it /trace and /feedback). ``data_dir``: where uploads are stored
     (None → ``<db stem>.uploads`` beside a SQLite store, ``./loopagent-uploads`` for PostgreSQL).
     ``api_keys``: empty → no key needed. ``cors_origins``: empty → CORS off. ``rate_limit``: requests
-    per minute per key (per client address without keys); 0 → off.
+    per minute per key (per client address without keys); 0 → off. ``warm``: load the parser at startup.
     """
 
     db: str
@@ -35,6 +35,7 @@ class ServerSettings:
     rules: tuple[str, ...] = ()
     dictionaries: tuple[str, ...] = ()
     embed: Optional[str] = None
+    warm: bool = True  # load the stage-2 parser at startup (each worker), so no client waits for it
 
     def __post_init__(self) -> None:
         if not isinstance(self.db, str) or not self.db:
