@@ -41,6 +41,7 @@ log = logging.getLogger("loopagent.server")
 STATIC = Path(__file__).resolve().parent / "static"
 RULES_VERSION_KEY = "rules_version"  # store meta: bumped by POST /rules/reload, watched by every worker
 OPEN_PATHS = {"/health", "/", "/favicon.ico", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"}
+WARM_UP_QUESTION = "职工每年享受几天年休假？"  # any question: it loads what the first real one would
 UPLOAD_SLACK = 64 * 1024  # multipart framing around the file itself
 
 # HTTP status per catalogue code (prefix match, longest first); anything else is a 400
@@ -141,6 +142,18 @@ class Service:
             self._rules_seen = str(n)
             return n
 
+    def warm_up(self) -> None:
+        """Load the parser, dictionaries and grammars before the first request: one unrecorded question."""
+        from ..audit import AuditLog
+        orch = self.kb.orchestrator
+        recorded, orch.audit = orch.audit, AuditLog(None)  # the warm-up question is not an answer anyone asked
+        try:
+            orch.ask(WARM_UP_QUESTION)
+        except Exception as exc:  # noqa: BLE001  a failed warm-up only means a slower first request
+            log.warning("warm-up question failed (%s: %s); the first request loads the models", type(exc).__name__, exc)
+        finally:
+            orch.audit = recorded
+
     def record(self, trace_id: str) -> dict[str, Any]:
         from ..audit import find_record, log_files
         if not self.audit_log or not log_files(Path(self.audit_log)):
@@ -199,10 +212,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        if settings.warm:  # load the parser before the first request, not during it
-            syntax = svc.kb.orchestrator.syntax
-            if syntax is not None and hasattr(syntax, "warm_up"):
-                syntax.warm_up()
+        if settings.warm:
+            svc.warm_up()
         yield
         svc.close()
 

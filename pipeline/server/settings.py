@@ -35,7 +35,7 @@ class ServerSettings:
     rules: tuple[str, ...] = ()
     dictionaries: tuple[str, ...] = ()
     embed: Optional[str] = None
-    warm: bool = True  # load the stage-2 parser at startup (each worker), so no client waits for it
+    warm: bool = True  # answer one unrecorded question at startup (each worker): models load before any request
 
     def __post_init__(self) -> None:
         if not isinstance(self.db, str) or not self.db:
