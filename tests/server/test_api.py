@@ -265,3 +265,12 @@ def test_serve_command_settings(monkeypatch):
     assert (s.db, s.api_keys, s.rate_limit, s.max_upload_bytes, s.cors_origins) == (
         "kb.sqlite", ("k1", "k2"), 0, 2**20, ())
     assert json.loads(s.to_json())["db"] == "kb.sqlite"
+
+
+def test_serve_without_the_server_extra_is_E710(monkeypatch, capsys):
+    import sys
+
+    from pipeline.cli import main
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as in an install without the server extra
+    assert main(["serve", "--db", "kb.sqlite"]) == 2
+    assert capsys.readouterr().err.startswith("E710: `loopagent serve` needs the `server` extra")
