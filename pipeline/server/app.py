@@ -42,7 +42,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 RULES_VERSION_KEY = "rules_version"  # store meta: bumped by POST /rules/reload, watched by every worker
 OPEN_PATHS = {"/health", "/", "/favicon.ico", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"}
 WARM_UP_QUESTION = "职工每年享受几天年休假？"  # any question: it loads what the first real one would
-UPLOAD_SLACK = 64 * 1024  # multipart framing around the file itself
+UPLOAD_SLACK = 64 * 1024
+MAX_BUCKETS = 10_000  # rate-limit buckets kept before refilled ones are dropped  # multipart framing around the file itself
 
 # HTTP status per catalogue code (prefix match, longest first); anything else is a 400
 STATUS_BY_CODE = {
@@ -55,11 +56,12 @@ STATUS_BY_CODE = {
 }
 
 
+_PREFIXES = sorted(STATUS_BY_CODE, key=len, reverse=True)
+
+
 def http_status(code: str) -> int:
-    for prefix in sorted(STATUS_BY_CODE, key=len, reverse=True):
-        if code.startswith(prefix):
-            return STATUS_BY_CODE[prefix]
-    return 400
+    """The HTTP status for a catalogue code (its longest prefix in STATUS_BY_CODE; else 400)."""
+    return next((STATUS_BY_CODE[p] for p in _PREFIXES if code.startswith(p)), 400)
 
 
 def error_response(code: str, text: str, status: Optional[int] = None,
@@ -102,6 +104,9 @@ class RateLimiter:
             return 0.0
         now = time.monotonic()
         with self._lock:
+            if len(self._buckets) > MAX_BUCKETS:  # forget clients whose bucket has refilled
+                full = now - self.capacity / self.rate
+                self._buckets = {k: v for k, v in self._buckets.items() if v[1] > full}
             tokens, last = self._buckets.get(key, (self.capacity, now))
             tokens = min(self.capacity, tokens + (now - last) * self.rate)
             if tokens >= 1.0:

@@ -274,3 +274,23 @@ def test_serve_without_the_server_extra_is_E710(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # as in an install without the server extra
     assert main(["serve", "--db", "kb.sqlite"]) == 2
     assert capsys.readouterr().err.startswith("E710: `loopagent serve` needs the `server` extra")
+
+
+def test_rate_limiter_refills_and_forgets_idle_clients(monkeypatch):
+    need("fastapi")
+    from pipeline.server import app as server_app
+    now = [1000.0]
+    monkeypatch.setattr(server_app.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(server_app, "MAX_BUCKETS", 2)
+    lim = server_app.RateLimiter(60)  # one a second, bursts of 60
+    assert [lim.take("a") for _ in range(60)] == [0.0] * 60
+    assert lim.take("a") == pytest.approx(1.0)
+    now[0] += 2.0
+    assert lim.take("a") == 0.0  # refilled
+    lim.take("b"), lim.take("c")
+    now[0] += 120.0
+    lim.take("d")  # over MAX_BUCKETS: refilled buckets are dropped
+    assert set(lim._buckets) == {"d"}
+    assert server_app.RateLimiter(0).take("x") == 0.0
+    assert (server_app.http_status("E013"), server_app.http_status("E012"), server_app.http_status("E103"),
+            server_app.http_status("E106"), server_app.http_status("E999")) == (415, 422, 404, 503, 400)
