@@ -362,9 +362,15 @@ def create_app(settings: ServerSettings) -> FastAPI:
         return {**{k: v for k, v in d.items() if k != "meta"}, "meta": meta,
                 "maturity": mat.get("score") if isinstance(mat, dict) else None}
 
-    @app.get("/documents", response_model=m.DocumentList, tags=["documents"], summary="The ingested documents")
-    def documents(collection: Optional[str] = Query(None, max_length=200)) -> Any:
-        return {"documents": [doc_info(d) for d in svc.kb.documents(collection)]}
+    @app.get("/documents", response_model=m.DocumentList, tags=["documents"],
+             summary="The ingested documents (history=true: every version)")
+    def documents(collection: Optional[str] = Query(None, max_length=200),
+                  history: bool = Query(False, description="every version, superseded ones marked")) -> Any:
+        if history:
+            rows = [v for v in svc.kb.store.versions() if not collection or v.get("collection") == collection]
+        else:
+            rows = svc.kb.documents(collection)
+        return {"documents": [doc_info(d) for d in rows]}
 
     @app.post("/documents", response_model=m.IngestResponse, status_code=201, tags=["documents"],
               summary="Upload one file and ingest it (the content decides the format)")

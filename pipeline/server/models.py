@@ -133,6 +133,8 @@ class DocumentInfo(BaseModel):
     ingested_at: Optional[float] = None
     maturity: Optional[int] = Field(None, description="PDF structural maturity score 0-100")
     meta: dict[str, Any] = Field(default_factory=dict)
+    superseded_at: Optional[float] = Field(None, description="history=true: when a newer version replaced this one")
+    superseded_by: Optional[str] = Field(None, description="history=true: the content hash of the newer version")
 
 
 class DocumentList(BaseModel):

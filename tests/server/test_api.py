@@ -294,3 +294,17 @@ def test_rate_limiter_refills_and_forgets_idle_clients(monkeypatch):
     assert server_app.RateLimiter(0).take("x") == 0.0
     assert (server_app.http_status("E013"), server_app.http_status("E012"), server_app.http_status("E103"),
             server_app.http_status("E106"), server_app.http_status("E999")) == (415, 422, 404, 503, 400)
+
+
+def test_document_history_lists_superseded_versions(tmp_path):
+    """Uploading a changed file under the same name keeps the old version; history=true lists both."""
+    from fastapi.testclient import TestClient
+    with TestClient(make_app(tmp_path / "h.sqlite", tmp_path)) as c:
+        name = "制度.md"
+        first = c.post("/documents", files={"file": (name, "# 制度\n\n第一条 试用期为一个月。\n".encode(), "text/markdown")})
+        second = c.post("/documents", files={"file": (name, "# 制度\n\n第一条 试用期为两个月。\n".encode(), "text/markdown")})
+        assert (first.json()["status"], second.json()["status"]) == ("added", "updated")
+        assert [d["source"] for d in c.get("/documents").json()["documents"]] == [name]
+        hist = c.get("/documents?history=true").json()["documents"]
+        assert [(d["source"], d["superseded_at"] is None) for d in hist] == [(name, False), (name, True)]
+        assert hist[0]["superseded_by"] == hist[1]["content_hash"]

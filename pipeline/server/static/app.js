@@ -147,14 +147,18 @@ async function sendFeedback(ev) {
 async function loadDocs() {
   const body = document.querySelector("#docs tbody");
   try {
-    const { documents } = await api("GET", "/documents");
+    const history = $("docs-history").checked;
+    const { documents } = await api("GET", "/documents" + (history ? "?history=true" : ""));
     body.replaceChildren(...documents.map((d) => {
       const tr = el("tr");
-      tr.dataset.docId = d.doc_id;
-      for (const v of [d.title, d.source, d.kind, d.version_date || "", d.maturity ?? "—", d.n_blocks]) {
+      const old = Boolean(d.superseded_at);
+      if (!old) tr.dataset.docId = d.doc_id;
+      const version = (d.version_date || "") + (old ? `（已被取代，${new Date(d.superseded_at * 1000).toLocaleDateString()}）` : "");
+      for (const v of [d.title, d.source, d.kind, version, d.maturity ?? "—", d.n_blocks]) {
         tr.append(el("td", null, String(v)));
       }
       const td = el("td");
+      if (old) { tr.append(td); tr.className = "superseded"; return tr; }
       const del = el("button", "small", "删除");
       del.addEventListener("click", async () => {
         if (!confirm(`删除《${d.title}》的所有版本？`)) return;
@@ -211,5 +215,6 @@ $("ask-form").addEventListener("submit", ask);
 $("fb-right").addEventListener("click", sendFeedback);
 $("fb-wrong").addEventListener("click", sendFeedback);
 $("docs-refresh").addEventListener("click", loadDocs);
+$("docs-history").addEventListener("change", loadDocs);
 $("upload-form").addEventListener("submit", upload);
 loadDocs();
