@@ -43,6 +43,7 @@ RULES_VERSION_KEY = "rules_version"  # store meta: bumped by POST /rules/reload,
 OPEN_PATHS = {"/health", "/", "/favicon.ico", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"}
 WARM_UP_QUESTION = "职工每年享受几天年休假？"  # any question: it loads what the first real one would
 UPLOAD_SLACK = 64 * 1024
+MAX_JSON_BYTES = 2 * 2**20  # any other request body (a full batch is about 0.2 MB)
 MAX_BUCKETS = 10_000  # rate-limit buckets kept before refilled ones are dropped  # multipart framing around the file itself
 
 # HTTP status per catalogue code (prefix match, longest first); anything else is a 400
@@ -261,10 +262,13 @@ def create_app(settings: ServerSettings) -> FastAPI:
                     if wait:
                         response = coded(LoopAgentError("E703", limit=settings.rate_limit, retry=int(wait) + 1),
                                          headers={"Retry-After": str(int(wait) + 1)})
-                if response is None and path == "/documents" and request.method == "POST":
-                    size = request.headers.get("content-length")
-                    if size and size.isdigit() and int(size) > settings.max_upload_bytes + UPLOAD_SLACK:
-                        response = coded(LoopAgentError("E704", what="The upload", limit=settings.max_upload_bytes))
+                size = request.headers.get("content-length")
+                if response is None and size and size.isdigit():  # refused before the body is read
+                    upload = path == "/documents" and request.method == "POST"
+                    limit = settings.max_upload_bytes + UPLOAD_SLACK if upload else MAX_JSON_BYTES
+                    if int(size) > limit:
+                        response = coded(LoopAgentError("E704", what="The upload" if upload else "The request body",
+                                                        limit=settings.max_upload_bytes if upload else limit))
             if response is None:
                 response = await call_next(request)
         except Exception:  # noqa: BLE001  the client gets a reference, the log the traceback

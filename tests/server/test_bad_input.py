@@ -45,6 +45,8 @@ CASES = {
     "batch too large": (lambda c: c.post("/ask/batch", json={"questions": [{"question": "x"}] * 4}), 413, "E709"),
     "oversized upload": (lambda c: upload(c, "big.md", "第一条 内容。\n".encode() * 1000), 413, "E704"),
     "oversized upload (by Content-Length)": (lambda c: upload(c, "big.md", b"x" * 200_000), 413, "E704"),
+    "3 MB JSON body": (lambda c: c.post("/ask", content=b'{"question": "' + b"x" * 3_000_000 + b'"}',
+                                         headers={"Content-Type": "application/json"}), 413, "E704"),
     "non-PDF named .pdf": (lambda c: upload(c, "规定.pdf", "第一条 这不是PDF。".encode()), 415, "E013"),
     "random bytes named .docx": (lambda c: upload(c, "a.docx", bytes(range(256)) * 4), 415, "E013"),
     "path traversal name": (lambda c: upload(c, "../../etc/规定.md", b"# x\n\xe7\xac\xac"), 400, "E706"),
