@@ -131,6 +131,12 @@ class Service:
         self.ingest_lock = threading.Lock()  # one ingest at a time per worker; questions go on meanwhile
         self._rules_lock = threading.Lock()
         self._rules_seen = self.kb.store.get_meta(RULES_VERSION_KEY)
+        self.worker = uuid.uuid4().hex[:8]  # tells the workers of `serve --workers N` apart in /health
+
+    @property
+    def rules_version(self) -> int:
+        """The store's rules version this worker's rules are loaded at."""
+        return int(self._rules_seen or 0)
 
     def sync_rules(self) -> None:
         """Reload the rules when another worker (or this one) bumped the store's rules version."""
@@ -484,8 +490,10 @@ def create_app(settings: ServerSettings) -> FastAPI:
     # --- operations ----------------------------------------------------------------------
     @app.get("/health", response_model=m.Health, tags=["operations"], summary="Liveness (needs no key)")
     def health() -> Any:
+        svc.sync_rules()
         st = svc.kb.store.stats()
-        return {"status": "ok", "version": __version__, "documents": st["documents"], "blocks": st["blocks"]}
+        return {"status": "ok", "version": __version__, "documents": st["documents"], "blocks": st["blocks"],
+                "worker": svc.worker, "rules_version": svc.rules_version}
 
     @app.get("/metrics", tags=["operations"], response_class=Response,
              summary="Prometheus text: requests, latency histogram, answers by status, errors by code")

@@ -203,3 +203,5 @@ class Health(BaseModel):
     version: str
     documents: int
     blocks: int
+    worker: str = Field(description="a random id of the worker process that answered")
+    rules_version: int = Field(description="the store's rules version this worker's rules are loaded at")

@@ -178,8 +178,10 @@ def test_rule_reload_reaches_another_worker(tiny_db, tmp_path):
 
 
 def test_health_and_metrics(client):
+    svc = client.app.state.service
     assert client.get("/health").json() == {"status": "ok", "version": __import__("pipeline").__version__,
-                                            "documents": 2, "blocks": client.app.state.service.kb.store.stats()["blocks"]}
+                                            "documents": 2, "blocks": svc.kb.store.stats()["blocks"],
+                                            "worker": svc.worker, "rules_version": svc.rules_version}
     client.post("/ask", json={"question": PROBATION})
     client.post("/ask", json={"question": ""})
     text = client.get("/metrics").text
