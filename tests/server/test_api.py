@@ -310,3 +310,18 @@ def test_document_history_lists_superseded_versions(tmp_path):
         hist = c.get("/documents?history=true").json()["documents"]
         assert [(d["source"], d["superseded_at"] is None) for d in hist] == [(name, False), (name, True)]
         assert hist[0]["superseded_by"] == hist[1]["content_hash"]
+
+
+def test_service_over_postgresql(pg_url, tmp_path):
+    """The same app over a PostgreSQL store: upload, answer, rules version in the store's meta."""
+    from fastapi.testclient import TestClient
+    with TestClient(make_app(pg_url, tmp_path)) as c:
+        from tests.conftest import LABOUR_CONTRACT
+        up = c.post("/documents", files={"file": (LABOUR_CONTRACT.name, LABOUR_CONTRACT.read_bytes(), "text/markdown")})
+        assert up.status_code == 201 and up.json()["status"] == "added"
+        d = c.post("/ask", json={"question": PROBATION}).json()
+        assert (d["status"], d["value"], d["evidence"][0]["text"]) == (
+            "answered", {"kind": "duration", "number": 2, "unit": "月"}, PROBATION_TEXT)
+        assert c.post("/rules/reload").json()["version"] == 1
+        assert c.get("/health").json()["rules_version"] == 1
+        assert c.get(f"/trace/{d['trace_id']}").json()["record"]["question"] == PROBATION
