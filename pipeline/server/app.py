@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import logging
 import os
 import shutil
@@ -88,6 +89,13 @@ def coded(exc: LoopAgentError, status: Optional[int] = None, headers: Optional[d
 def audit_path(db: str, arg: Optional[str]) -> Optional[str]:
     from ..cli import _audit_path  # the CLI's rule: beside the store, "-" disables, $LOOPAGENT_AUDIT
     return _audit_path(db, arg)
+
+
+class PlainJSON(JSONResponse):
+    """JSON as the CLI prints it: any value a stage put into a trace is written (``default=str``), never a 500."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=False, default=str, separators=(",", ":")).encode("utf-8")
 
 
 class RateLimiter:
@@ -319,7 +327,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     @app.post("/ask", response_model=m.Answer, tags=["questions"],
               summary="Answer one question with evidence and reasoning")
     def ask(req: m.AskRequest) -> Any:
-        return JSONResponse(answer(req.question, req.id, req.session, req.collection, req.trace))
+        return PlainJSON(answer(req.question, req.id, req.session, req.collection, req.trace))
 
     @app.post("/ask/batch", response_model=m.BatchResponse, tags=["questions"],
               summary="Answer several questions; an invalid item gets a status \"error\" entry")
@@ -346,7 +354,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
                 q = row.get("question") if isinstance(row, dict) else None
                 out.append({"id": line_id(row), "line": i, "question": q if isinstance(q, str) else None,
                             "status": "error", "error": {"code": exc.code, "message": exc.message}})
-        return JSONResponse({"answers": out})
+        return PlainJSON({"answers": out})
 
     # --- audit -------------------------------------------------------------------------
     @app.get("/trace/{trace_id}", response_model=m.TraceResponse, tags=["audit"],
@@ -354,7 +362,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     def trace(trace_id: str) -> Any:
         from ..audit_cli import explain_lines
         rec = svc.record(trace_id)
-        return JSONResponse({"record": rec, "explain": explain_lines(rec, svc.kb.store, svc.kb.rules.fingerprint()[0])})
+        return PlainJSON({"record": rec, "explain": explain_lines(rec, svc.kb.store, svc.kb.rules.fingerprint()[0])})
 
     @app.post("/feedback", response_model=m.FeedbackResponse, tags=["audit"],
               summary="Mark an answer right (答案正确) or wrong (不准确)")
@@ -450,7 +458,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
         d["meta"] = {k: v for k, v in (d.get("meta") or {}).items() if k != "path"}
         d.update({k: doc.get(k) for k in ("title", "source", "kind", "version_date", "content_hash",
                                           "superseded_by", "superseded_at")})
-        return JSONResponse(d)
+        return PlainJSON(d)
 
     @app.get("/blocks/{block_id}/image", tags=["documents"], response_class=Response,
              responses={200: {"content": {"image/png": {}}}},

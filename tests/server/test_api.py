@@ -325,3 +325,12 @@ def test_service_over_postgresql(pg_url, tmp_path):
         assert c.post("/rules/reload").json()["version"] == 1
         assert c.get("/health").json()["rules_version"] == 1
         assert c.get(f"/trace/{d['trace_id']}").json()["record"]["question"] == PROBATION
+
+
+def test_trace_values_that_json_cannot_write_are_written_as_text(client, monkeypatch):
+    """A stage that puts a set or an object into its trace does not turn the answer into a 500."""
+    from pipeline.types import Answer
+    kb = client.app.state.service.kb
+    monkeypatch.setattr(kb, "ask", lambda q, **k: Answer(question=q, status="not_found", trace={"terms": {"x"}}))
+    d = client.post("/ask", json={"question": "年休假几天？", "trace": True})
+    assert d.status_code == 200 and d.json()["stages"] == {"terms": "{'x'}"}
