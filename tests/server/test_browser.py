@@ -84,3 +84,28 @@ def test_page_asks_highlights_evidence_and_takes_feedback(live, browser, tmp_pat
     wait.until(EC.text_to_be_present_in_element((By.ID, "upload-status"), "已导入"))
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#docs tbody tr[data-doc-id]")) == 3)
     browser.save_screenshot(str(artefacts() / "documents_after_upload.png"))
+
+
+def test_page_shows_the_pdf_page_crop(live, browser):
+    """A PDF uploaded through the page: its answer shows the page number and the page crop image."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+    wait = WebDriverWait(browser, 60)
+    browser.get(live.url + "/")
+    browser.find_element(By.ID, "api-key").send_keys(live.key, Keys.TAB)
+    pdf = ROOT / "tests" / "data" / "pdf" / "structured_handbook.pdf"
+    browser.find_element(By.ID, "upload-file").send_keys(str(pdf))
+    browser.find_element(By.ID, "upload-button").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "upload-status"), "已导入：structured_handbook.pdf"))
+    browser.find_element(By.ID, "question").send_keys("本手册自什么时候起施行？")
+    browser.find_element(By.ID, "ask-button").click()
+    img = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".evidence-item img")))
+    wait.until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img))
+    assert browser.find_element(By.ID, "value").text == "2024-01-01"
+    assert browser.find_element(By.CSS_SELECTOR, "#evidence mark.evidence").text == "本手册自2024年1月1日起施行。"
+    assert "第 3 页" in browser.find_element(By.CSS_SELECTOR, ".evidence-where").text
+    assert img.get_attribute("alt") == "第 3 页原文截图" and browser.execute_script(
+        "return arguments[0].naturalWidth", img) > 300
+    browser.save_screenshot(str(artefacts() / "pdf_evidence.png"))
