@@ -43,9 +43,9 @@ STATIC = Path(__file__).resolve().parent / "static"
 RULES_VERSION_KEY = "rules_version"  # store meta: bumped by POST /rules/reload, watched by every worker
 OPEN_PATHS = {"/health", "/", "/favicon.ico", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"}
 WARM_UP_QUESTION = "职工每年享受几天年休假？"  # any question: it loads what the first real one would
-UPLOAD_SLACK = 64 * 1024
+UPLOAD_SLACK = 64 * 1024  # multipart framing around the file itself
 MAX_JSON_BYTES = 2 * 2**20  # any other request body (a full batch is about 0.2 MB)
-MAX_BUCKETS = 10_000  # rate-limit buckets kept before refilled ones are dropped  # multipart framing around the file itself
+MAX_BUCKETS = 10_000  # rate-limit buckets kept before refilled ones are dropped
 
 # HTTP status per catalogue code (prefix match, longest first); anything else is a 400
 STATUS_BY_CODE = {
@@ -56,8 +56,6 @@ STATUS_BY_CODE = {
     "E702": 401, "E703": 429, "E704": 413, "E705": 404, "E706": 400, "E708": 500, "E709": 413,
     "E009": 404,
 }
-
-
 _PREFIXES = sorted(STATUS_BY_CODE, key=len, reverse=True)
 
 
@@ -176,9 +174,9 @@ class Service:
 
     def record(self, trace_id: str) -> dict[str, Any]:
         from ..audit import find_record, log_files
+        self.kb.audit.flush()  # the writer thread may still hold the record just answered
         if not self.audit_log or not log_files(Path(self.audit_log)):
             raise LoopAgentError("E601", path=self.audit_log)
-        self.kb.audit.flush()
         rec = find_record(Path(self.audit_log), trace_id)
         if rec is None:
             raise LoopAgentError("E603", trace_id=trace_id, path=self.audit_log)
