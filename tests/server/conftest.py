@@ -36,6 +36,7 @@ def make_app(db, tmp_path, **kw):
     need("python_multipart")
     from pipeline.server import ServerSettings, create_app
     kw.setdefault("audit_log", str(tmp_path / "audit.jsonl"))
+    kw.setdefault("warm", False)  # the warm-up question is tested once (test_warm_up_is_not_recorded)
     kw.setdefault("data_dir", str(tmp_path / "uploads"))
     return create_app(ServerSettings(db=str(db), **kw))
 

@@ -334,3 +334,16 @@ def test_trace_values_that_json_cannot_write_are_written_as_text(client, monkeyp
     monkeypatch.setattr(kb, "ask", lambda q, **k: Answer(question=q, status="not_found", trace={"terms": {"x"}}))
     d = client.post("/ask", json={"question": "年休假几天？", "trace": True})
     assert d.status_code == 200 and d.json()["stages"] == {"terms": "{'x'}"}
+
+
+def test_warm_up_is_not_recorded(tiny_db, tmp_path):
+    """The startup question loads the models but writes no audit record."""
+    from fastapi.testclient import TestClient
+    with TestClient(make_app(tiny_db, tmp_path, warm=True)) as c:
+        orch = c.app.state.service.kb.orchestrator
+        assert orch.syntax is None or orch.syntax.parser._nlp is not None  # the parser is loaded
+        assert not (tmp_path / "audit.jsonl").exists()
+        c.post("/ask", json={"question": PROBATION})
+        c.app.state.service.kb.audit.flush()
+        lines = (tmp_path / "audit.jsonl").read_text(encoding="utf-8").splitlines()
+        assert [json.loads(ln)["question"] for ln in lines] == [PROBATION]
