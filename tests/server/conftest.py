@@ -31,6 +31,13 @@ def tiny_db(tmp_path_factory):
     return db
 
 
+def copy_db(db, folder):
+    """A writable copy of a store (the session's tiny store stays as ingested)."""
+    import shutil
+    folder.mkdir(parents=True, exist_ok=True)
+    return shutil.copy(db, folder / "copy.sqlite")
+
+
 def make_app(db, tmp_path, **kw):
     need("fastapi")
     need("python_multipart")
@@ -46,7 +53,8 @@ def client(tiny_db, tmp_path_factory):
     """A TestClient of an app over the tiny store (no key, default limits)."""
     need("fastapi")
     from fastapi.testclient import TestClient
-    app = make_app(tiny_db, tmp_path_factory.mktemp("app"))
+    tmp = tmp_path_factory.mktemp("app")
+    app = make_app(copy_db(tiny_db, tmp), tmp)
     with TestClient(app) as c:
         yield c
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tests.conftest import EXAMPLES
-from tests.server.conftest import make_app, need
+from tests.server.conftest import copy_db, make_app, need
 
 PROBATION = "劳动合同期限一年以上不满三年的，试用期最长多久？"
 PROBATION_TEXT = "劳动合同期限一年以上不满三年的，试用期不得超过二个月；"
@@ -166,7 +166,8 @@ def test_rule_reload_reaches_another_worker(tiny_db, tmp_path):
     """Two apps (as two workers) on one store: a reload in one makes the other re-read its rules on its
     next question, through the store's rules version."""
     from fastapi.testclient import TestClient
-    with TestClient(make_app(tiny_db, tmp_path / "a")) as a, TestClient(make_app(tiny_db, tmp_path / "b")) as b:
+    db = copy_db(tiny_db, tmp_path)
+    with TestClient(make_app(db, tmp_path / "a")) as a, TestClient(make_app(db, tmp_path / "b")) as b:
         b.post("/ask", json={"question": PROBATION})
         rules_b = b.app.state.service.kb.rules
         before = rules_b.version

@@ -39,7 +39,7 @@ def test_reload_reaches_every_worker(tiny_db, tmp_path):
                 seen[h["worker"]] = h["rules_version"]
             except OSError:
                 time.sleep(0.3)
-        assert set(seen.values()) == {0}
+        assert set(seen.values()) == {0}  # a fresh copy of the tiny store: never reloaded
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         c.request("POST", "/rules/reload")
         reloaded = json.loads(c.getresponse().read())

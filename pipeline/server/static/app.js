@@ -36,7 +36,7 @@ function valueText(v) {
   if (!v) return "";
   switch (v.kind) {
     case "range": return `${v.min ?? ""}–${v.max ?? ""}${v.unit || ""}`;
-    case "list": return (v.items || []).map(String).join("；");
+    case "list": return (v.items || []).map((i) => (i && typeof i === "object" ? (i.kind ? valueText(i) : JSON.stringify(i)) : String(i))).join("；");
     case "boolean": return v.value ? "是" : "否";
     case "date": return String(v.iso || v.text || "");
     default:
@@ -71,7 +71,8 @@ async function ask(ev) {
 async function show(ans) {
   current = ans;
   $("result").hidden = false;
-  $("value").textContent = ans.status === "answered" ? (valueText(ans.value) || ans.answer) : STATUS_ZH[ans.status];
+  const hasValue = ans.status === "answered" || ans.status === "ambiguous";  // ambiguous: the alternatives
+  $("value").textContent = hasValue ? (valueText(ans.value) || ans.answer) : STATUS_ZH[ans.status];
   $("answer-status").textContent = STATUS_ZH[ans.status] || ans.status;
   $("answer-status").className = "badge " + ans.status;
   $("answer-text").textContent = ans.answer || "";
