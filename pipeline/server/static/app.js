@@ -188,11 +188,21 @@ function upload(ev) {
   bar.value = 0;
   $("upload-button").disabled = true;
   $("upload-status").textContent = "正在上传…";
+  let ticker = null;  // the server ingests in one step: show how long it has been at it
   xhr.upload.onprogress = (e) => {
     if (e.lengthComputable) bar.value = Math.round(100 * e.loaded / e.total);
-    if (e.loaded === e.total) $("upload-status").textContent = "已上传，正在解析和建立索引…";
+    if (e.loaded === e.total && !ticker) {
+      const t0 = Date.now();
+      bar.removeAttribute("value");  // an indeterminate bar while parsing and indexing
+      ticker = setInterval(() => {
+        $("upload-status").textContent = `已上传，正在解析和建立索引…（${Math.round((Date.now() - t0) / 1000)} 秒）`;
+      }, 500);
+    }
   };
+  const done = () => { if (ticker) clearInterval(ticker); ticker = null; };
+  xhr.addEventListener("loadend", done);
   xhr.onload = () => {
+    done();
     $("upload-button").disabled = false;
     bar.hidden = true;
     let data = {};
