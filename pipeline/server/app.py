@@ -193,7 +193,8 @@ def check_upload_name(name: Optional[str]) -> str:
         raise LoopAgentError("E706", name=name or "", why="it is empty", supported=supported)
     if "/" in name or "\\" in name or name in (".", "..") or ".." in name:
         raise LoopAgentError("E706", name=name, why="it names a folder or a parent folder", supported=supported)
-    if name.startswith(".") or any(ord(c) < 32 or ord(c) == 127 for c in name) or len(name) > 200:
+    if name.startswith(".") or any(ord(c) < 32 or ord(c) == 127 for c in name) \
+            or len(name.encode("utf-8", "surrogatepass")) > 240:  # file systems allow 255 bytes a name
         raise LoopAgentError("E706", name=name, why="hidden, too long or with control characters",
                              supported=supported)
     if Path(name).suffix.lower() not in PARSERS:

@@ -52,6 +52,7 @@ CASES = {
     "path traversal name": (lambda c: upload(c, "../../etc/规定.md", b"# x\n\xe7\xac\xac"), 400, "E706"),
     "Windows path traversal": (lambda c: upload(c, "..\\..\\规定.md", b"# t\n"), 400, "E706"),
     "hidden file name": (lambda c: upload(c, ".bashrc.md", b"# t\n"), 400, "E706"),
+    "name over 240 bytes": (lambda c: upload(c, "规" * 90 + ".md", "# 规定\n第一条 内容。\n".encode()), 400, "E706"),
     "unsupported suffix": (lambda c: upload(c, "run.sh", b"echo hi\n"), 400, "E706"),
     "empty upload": (lambda c: upload(c, "empty.md", b""), 422, "E003"),
     "upload without a file": (lambda c: c.post("/documents", data={"collection": "x"}), 422, "E701"),
