@@ -37,6 +37,9 @@ def main() -> int:
     ap.add_argument("--sets", default="s1,s2,s3,s4")
     ap.add_argument("--parser", default="on", help="on, off or on,off")
     ap.add_argument("--dbdir", default="/tmp/loopagent-sealed")
+    ap.add_argument("--verifier", action="store_true", help="also score with the trained verifier instead of the bars")
+    ap.add_argument("--curve", action="store_true",
+                    help="also print accuracy and wrong-answer rate as the coverage bar moves (one record-mode pass)")
     ap.add_argument("--record", action="store_true", help="append the figures to docs/benchmarks.md")
     args = ap.parse_args()
     if not TRAIN.is_dir():
@@ -45,6 +48,7 @@ def main() -> int:
     from pipeline.orchestrator import AskSettings
     Path(args.dbdir).mkdir(parents=True, exist_ok=True)
     lines = []
+    curves: list[str] = []
     for name in args.sets.split(","):
         qs = [json.loads(x) for x in open(ROOT / "tests" / "data" / "sealed" / name / "questions.jsonl",
                                           encoding="utf-8") if x.strip()]
@@ -54,23 +58,70 @@ def main() -> int:
         t = time.perf_counter()
         KnowledgeBase(db).ingest([TRAIN / s for s in SCOPES[name]])
         ingest_s = time.perf_counter() - t
-        for mode in args.parser.split(","):
-            kb = KnowledgeBase(db, settings=AskSettings(use_parser=(mode == "on")))
+        modes = [f"parser {m}" for m in args.parser.split(",")] + (["verifier"] if args.verifier else [])
+        for mode in modes:
+            kb = KnowledgeBase(db, settings=AskSettings(use_parser=(mode != "parser off"),
+                                                        verifier=(mode == "verifier")))
             answers = [kb.ask(q["question"], id=q["id"]).to_dict() for q in qs]
             s = summary(score(qs, answers))
-            line = (f"| {datetime.date.today()} | {name} | parser {mode} | {len(qs)} | {s['accuracy']:.3f} | "
+            line = (f"| {datetime.date.today()} | {name} | {mode} | {len(qs)} | {s['accuracy']:.3f} | "
                     f"{s['paraphrase_accuracy']:.3f} | {s['wrong_answer_rate']:.3f} | "
                     f"{s['not_found_on_unanswerable']:.2f} | {s['reported_ms_p50']} | {ingest_s:.0f} s |")
             print(line, flush=True)
             lines.append(line)
+        if args.curve:
+            curves.append(_curve(name, db, qs))
+            print(curves[-1], flush=True)
     if args.record:  # rows go at the end of the sealed-set table
         page = ROOT / "docs" / "benchmarks.md"
         text = page.read_text(encoding="utf-8").split("\n")
         i = next(k for k, x in enumerate(text) if x.startswith("| date | set | mode |")) + 2
         while i < len(text) and text[i].startswith("|"):
             i += 1
-        page.write_text("\n".join(text[:i] + lines + text[i:]), encoding="utf-8")
+        text = text[:i] + lines + text[i:]
+        if curves:  # the precision-coverage curves go in their own table after the sealed-set one
+            j = next(k for k, x in enumerate(text) if x.startswith("| date | set | bar 0.5 |")) + 2
+            while j < len(text) and text[j].startswith("|"):
+                j += 1
+            text = text[:j] + curves + text[j:]
+        page.write_text("\n".join(text), encoding="utf-8")
     return 0
+
+
+BARS = (0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def _curve(name: str, db: Path, qs: list[dict]) -> str:
+    """One pass in record mode (every extraction that passed the hard checks is let through, with its
+    coverage), then accuracy / wrong-answer rate of the whole set as if the coverage bar were each of BARS.
+    Accuracy over the answerable questions, wrong answers over all, as summary() counts them. Aggregates
+    only; `bar` is today's decision (the 0.7 bar with its situational-question rule)."""
+    from pipeline.orchestrator import AskSettings
+
+    kb = KnowledgeBase(db, settings=AskSettings(record=True), audit_log=None)
+    orch = kb.orchestrator
+    seen = []
+    for q in qs:
+        orch.records.clear()
+        a = kb.ask(q["question"], id=q["id"]).to_dict()
+        r = score([q], [a])[0]
+        rec = orch.records[-1] if orch.records else None
+        right = bool(r["correct"] and r["evidence_ok"]) and r["answerable"]
+        seen.append((rec and rec["features"]["coverage"], rec and rec["bar"], right, r["wrong"], a["status"]))
+    n = len(qs)
+    answerable = max(1, sum(1 for q in qs if q.get("answerable", True)))
+    cells = []
+    for bar in BARS + ("bar",):
+        right = wrong = 0
+        for cov, today, ok, wr, status in seen:
+            if cov is None:  # no coverage decision (exact or refused earlier): as answered
+                right += ok
+                wrong += wr
+            elif (today if bar == "bar" else cov >= bar):
+                right += ok
+                wrong += wr
+        cells.append(f"{right / answerable:.3f} / {wrong / n:.3f}")  # as summary(): accuracy over answerable
+    return f"| {datetime.date.today()} | {name} | " + " | ".join(cells) + " |"
 
 
 if __name__ == "__main__":
