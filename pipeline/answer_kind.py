@@ -70,6 +70,7 @@ class AnswerKindGrammar:
         self.after_gap = 3
         self.before_gap = 8
         self.refines: frozenset[str] = frozenset()
+        self.any_agent: frozenset[str] = frozenset()
 
     def _refresh(self) -> None:
         if self._version == self.rules.version:
@@ -100,10 +101,16 @@ class AnswerKindGrammar:
             self.after_gap = int(settings.get("after_gap", 3))
             self.before_gap = int(settings.get("before_gap", 8))
             self.refines = frozenset(str(x) for x in settings.get("refines") or [])
+            self.any_agent = frozenset(str(x) for x in settings.get("any_agent") or [])
             self._version = self.rules.version
 
     def units_of(self, kind_rule: dict) -> tuple[str, ...]:
         return tuple(dict.fromkeys(canonical_unit(str(u)) for u in kind_rule.get("units") or []))
+
+    def any_agent_nouns(self) -> frozenset[str]:
+        """Agent nouns that name any body (rules/value_kinds.yaml `any_agent`)."""
+        self._refresh()
+        return self.any_agent
 
     def measure_units(self) -> list[str]:
         """Every unit of the measure, age and headcount kinds (they extend the templates' MEASURE_UNIT)."""

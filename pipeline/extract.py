@@ -952,8 +952,11 @@ class Extractor:
             if "who" not in t.types or (t.value_kinds and kind not in t.value_kinds):
                 continue
             for value, span in t.apply(anchor.sentence.text):
-                if t.value_kinds and focus and not value["text"].endswith(focus):
-                    continue  # 哪家法院: a named organisation of the asked kind (…地方法院), not any name
+                if t.value_kinds and focus and not value["text"].endswith(focus) and \
+                        (focus not in self.kinds.any_agent_nouns() or span[0] > 0):
+                    # 哪家法院: a named organisation of the asked kind (…地方法院), not any name; 哪个机关: any
+                    # body, when it is the subject that opens the provision (人民法院在审理…时，应当…)
+                    continue
                 clause = _clause_at(anchor.sentence.text, span)
                 return Found(value=value, answer=clause if len(clause) < 80 else value["text"],
                              method=f"template:{t.id}", anchor=anchor, evidence=[self._ev(anchor)], score=0.7,

@@ -95,3 +95,20 @@ def test_a_refusal_for_another_model_lets_the_next_extraction_answer(tmp_path):
     rejected = a["stages"]["extract"]["rejected"]
     assert [r["answer"][:8] for r in rejected] == ["模块的工作模式下"] and "「KY500」" in rejected[0]["why"]
     assert a["evidence"][0]["text"] == "模块工作时供电电压为5V。"
+
+
+def test_a_generic_agent_noun_takes_the_body_that_opens_the_provision(tmp_path):
+    from pipeline import KnowledgeBase
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "社区矫正办法.md").write_text(
+        "# 社区矫正办法\n\n## 第十条\n\n人民检察院在审查社区矫正决定时，应当听取社区矫正对象所在村民委员会的意见。\n\n"
+        "## 第十一条\n\n社区矫正对象应当按时向司法所报告，并接受县级司法行政机关的监督。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("审查社区矫正决定的时候，哪个机关应当听取村民委员会的意见？")
+    assert a.status == "answered" and a.value == {"kind": "text", "text": "人民检察院"}
+    assert a.method == "template:who.named"
+    # a named body inside the sentence (not its subject) is not taken for a generic 哪个机关
+    b = kb.ask("社区矫正对象按时报告，是哪个机关监督？")
+    assert b.status == "not_found" and b.value is None
