@@ -738,9 +738,11 @@ class Extractor:
                          method="strategy:yesno.limit", anchor=anchor, evidence=[self._ev(anchor)],
                          score=1.3 + 0.5 * cond, reasons=[f"数量比较：{why}"])
         pol = polarity_of(_asked_clause(query, sent))
-        if pol is None:
-            return None
         cm = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
+        if pol is None and cm == 0:
+            return None
+        if pol is None:  # …30日内在境内出版的，视为同时出版: a consequence with no modal holds when its condition does
+            pol = True
         q_neg = bool(re.search(r"不(?:得|能|可以|用|需要|必)|无需|禁止", query.text))
         yes = pol
         reasons = [f"模态：{'肯定' if pol else '否定'}"]

@@ -112,3 +112,19 @@ def test_a_generic_agent_noun_takes_the_body_that_opens_the_provision(tmp_path):
     # a named body inside the sentence (not its subject) is not taken for a generic 哪个机关
     b = kb.ask("社区矫正对象按时报告，是哪个机关监督？")
     assert b.status == "not_found" and b.value is None
+
+
+def test_a_consequence_without_a_modal_holds_when_the_askers_figure_meets_its_condition(tmp_path):
+    from pipeline import KnowledgeBase
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "会员章程.md").write_text(
+        "# 会员章程\n\n## 第六条 会员资格\n\n申请人注册后七日内完成实名认证的，视为正式会员。\n\n"
+        "## 第七条 会费\n\n正式会员每年缴纳会费一百元。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("注册后第3天完成了实名认证，是否视为正式会员？")
+    assert a.status == "answered" and a.value == {"kind": "boolean", "value": True}
+    b = kb.ask("注册后第10天完成了实名认证，是否视为正式会员？")
+    assert b.status == "answered" and b.value == {"kind": "boolean", "value": False}
+    assert any("条件不满足" in r for r in b.reasoning)
