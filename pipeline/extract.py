@@ -10,6 +10,7 @@ yes/no polarity, comparisons) that templates alone cannot express.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 import re
 import threading
 from dataclasses import dataclass, field
@@ -18,18 +19,14 @@ from typing import Any, Callable, Optional
 import regex
 
 from .answer_kind import AnswerKindGrammar
-from .numbers import canonical_unit, cn_number, find_quantities, grounded, mask_long_numerals, norm_for_match
+from .numbers import (NUM, VALUES, canonical_unit, cn_number, find_quantities, grounded, mask_long_numerals,
+                      norm_for_match, unit_alternation)
 from .rules import Field, RuleSet, register_regex, register_schema
 from .store import Store
 from .text import block_sentences, cited_articles, split_sentences, strip_asides
 from .types import Anchor, Block, Candidate, Query, Sentence
 
-PLACEHOLDERS = {
-    "NUM": r"(?:\d+(?:,\d{3})*(?:\.\d+)?(?:[万亿])?|[零〇一二两三四五六七八九十百千万亿]+)",
-    "DUR_UNIT": r"(?:个工作日|工作日|个交易日|交易日|个月|个小时|小时|周岁|个星期|星期|年|日|天|周)",
-    "MONEY_UNIT": r"(?:万元|亿元|元)",
-    "MEASURE_UNIT": r"(?:厘米|毫米|公里|千米|平方米|米|周岁|岁|人|名|次|分|V|A|W|N\.m|N·m|Nm|kg|千克|公斤|吨|小时|日|天|%)",
-}
+PLACEHOLDERS = {"NUM": NUM, **{name: unit_alternation(name) for name in VALUES["placeholders"]}}  # units.yaml
 
 
 def expand(pattern: str) -> str:
@@ -53,6 +50,7 @@ def _check_template(rule: dict) -> Optional[str]:
     return None
 
 
+register_schema("value_units", {})  # dictionaries/units.yaml: file-level settings only, read by pipeline/numbers.py
 register_schema("template", {
     "types": Field((list,), True, "question types this template answers, e.g. [duration]"),
     "priority": Field((int,), True, "higher is tried first"),
@@ -247,22 +245,20 @@ def compile_templates(rules: list[dict], measure_units: Optional[list[str]] = No
 
 
 # --- range conditions: "一年以上不满三年的" vs a quantity in the question ------------------
-_U = r"(?P<u>个月|月|年|日|天|周岁|岁|小时|分钟|人|元|万元|个工作日|工作日)"
+_U = "(?P<u>" + "|".join(map(re.escape, VALUES["range_units"])) + ")"  # dictionaries/units.yaml
+_U2 = "(?P<u2>" + "|".join(map(re.escape, VALUES["range_second_units"])) + ")?"
 _N = PLACEHOLDERS["NUM"]
 _RANGES = [
     # 工作6-10年者, 迟到11-20分钟: an inclusive span, common in handbooks' graded tables
     (regex.compile(rf"(?<![\d:：.])(?P<a>\d+)\s*(?:-|－|~|～|〜|至|到)\s*(?P<b>\d+)\s*{_U}"), "ab="),
-    (regex.compile(rf"(?:满|已满)?(?P<a>{_N}){_U}以上(?:[，,])?(?:不满|不足|未满)(?P<b>{_N})(?P<u2>个月|月|年|日|天|周岁|岁|小时|人|元|万元)?"), "ab"),
-    (regex.compile(rf"(?:满|已满)(?P<a>{_N}){_U}(?:[，,])?(?:不满|不足|未满)(?P<b>{_N})(?P<u2>个月|月|年|日|天|周岁|岁|小时|人|元|万元)?"), "ab"),
+    (regex.compile(rf"(?:满|已满)?(?P<a>{_N}){_U}以上(?:[，,])?(?:不满|不足|未满)(?P<b>{_N}){_U2}"), "ab"),
+    (regex.compile(rf"(?:满|已满)(?P<a>{_N}){_U}(?:[，,])?(?:不满|不足|未满)(?P<b>{_N}){_U2}"), "ab"),
     (regex.compile(rf"(?:不满|不足|未满|(?<!不|不得)少于|(?<!不|不得)低于)(?P<b>{_N}){_U}"), "b"),  # 不得少于 is a floor
     (regex.compile(rf"(?<!不得)(?<!不)(?:满|已满|超过|高于|多于)(?P<a>{_N}){_U}"), "a"),
     (regex.compile(rf"(?P<a>{_N}){_U}(?:以上|及以上)"), "a"),
     (regex.compile(rf"(?P<b>{_N}){_U}(?:以下|之内|以内|内)"), "b="),
 ]
-_TO_BASE = {"年": ("t", 365.0), "月": ("t", 30.0), "个月": ("t", 30.0), "日": ("t", 1.0), "天": ("t", 1.0),
-            "周": ("t", 7.0), "小时": ("h", 1.0), "周岁": ("age", 1.0), "岁": ("age", 1.0), "人": ("p", 1.0),
-            "元": ("y", 1.0), "万元": ("y", 10_000.0), "工作日": ("t", 1.0), "个工作日": ("t", 1.0),
-            "分钟": ("h", 1 / 60)}
+_TO_BASE = {str(u): (str(d[0]), float(Fraction(str(d[1])))) for u, d in VALUES["dimensions"].items()}
 
 
 def _base(n: float, unit: str) -> Optional[tuple[str, float]]:
@@ -1024,7 +1020,7 @@ def _cell_value(cell: str) -> dict:
     return {"kind": kind, "number": fix(m.group(1)), "unit": unit}
 
 
-_TIME_UNITS = {"日", "月", "年", "周", "小时", "工作日", "分钟"}
+_TIME_UNITS = {canonical_unit(u) for u, (dim, _) in _TO_BASE.items() if dim in ("days", "hours")}
 _CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}[0-9]{0,4})(?![A-Za-z0-9])")
 _ASK_NOUN = re.compile(r"多少(?:个|名|位|家|户|台|辆|件)?(?P<noun>[\u4e00-\u9fff]{1,6}?)(?:[？?。，,]|$)")
 _ASKS_TOTAL = re.compile(r"一共|总共|合计|加起来|总计")

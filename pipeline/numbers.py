@@ -7,17 +7,39 @@ from functools import lru_cache
 from typing import Any, Optional
 
 import cn2an
+import yaml
 
-CN_DIGITS = "零〇一二两三四五六七八九十百千万亿"
+from .config import shipped_dir
+
+
+def _load_units() -> dict[str, Any]:
+    """dictionaries/units.yaml: numerals, units, their folding, dimensions and the templates' placeholders."""
+    with open(shipped_dir("dictionaries") / "units.yaml", encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+VALUES = _load_units()
+CN_DIGITS = str(VALUES["numerals"])
+_SCALES = {k: 10 ** (4 * (i + 1)) for i, k in enumerate(CN_DIGITS[-2:])}  # 万 → 10^4, 亿 → 10^8
 _CN_NUM = re.compile(rf"[{CN_DIGITS}]+")
 # a number: Arabic (with , and .) or Chinese numerals, optionally with 万/亿 scale
-NUM = rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?(?:[万亿])?|[{CN_DIGITS}]+)"
-UNITS = ("个工作日", "工作日", "个月", "个小时", "小时", "周岁", "个星期", "星期", "日历天", "年", "月", "日", "天", "周",
-         "分钟", "秒", "万元", "亿元", "元", "倍", "人", "名", "次", "分", "档", "级", "类", "种", "项", "个", "米",
-         "厘米", "毫米", "公里", "千米", "平方米", "吨", "千克", "公斤", "岁", "%", "‰", "‱", "V", "A", "W", "Nm", "N.m", "N·m")
+NUM = rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?(?:[{CN_DIGITS[-2:]}])?|[{CN_DIGITS}]+)"
+UNITS = tuple(str(u) for u in VALUES["units"])
 _UNIT_RX = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
-QUANTITY = re.compile(rf"(百分之|千分之|万分之)?({NUM})\s*({_UNIT_RX})?")
-_FIXED = set("律般切些旦致并起同经样定直再方")  # 一律 一般 … are words, not numbers
+_SHARES = {str(k): str(v) for k, v in VALUES["shares"].items()}
+QUANTITY = re.compile(rf"({'|'.join(map(re.escape, _SHARES))})?({NUM})\s*({_UNIT_RX})?")
+_FIXED = set(str(VALUES["one_word_after"]))  # 一律 一般 … are words, not numbers
+_ONE_BEFORE = str(VALUES["one_word_before"])
+_ONE = CN_DIGITS[2]
+_FOLD = {str(k): str(v) for k, v in VALUES["fold"].items()}
+_GROUNDING_FOLD = {str(k): str(v) for k, v in VALUES["grounding_fold"].items()}
+_SCALE_RX = re.compile(rf"(\d+(?:\.\d+)?)([{CN_DIGITS[-2:]}])")
+_SCALED = re.compile(rf"(\d+(?:\.\d+)?)({'|'.join(CN_DIGITS[-2:])})")
+
+
+def unit_alternation(name: str) -> str:
+    """A placeholder of dictionaries/units.yaml as a regex group, its spellings in file order."""
+    return "(?:" + "|".join(re.escape(str(u)) for u in VALUES["placeholders"][name]) + ")"
 
 
 @lru_cache(maxsize=8192)
@@ -29,10 +51,10 @@ def cn_number(text: str) -> Optional[float]:
     try:
         if re.fullmatch(r"\d+(?:\.\d+)?", s):
             return float(s)
-        m = re.fullmatch(r"(\d+(?:\.\d+)?)([万亿])", s)
+        m = _SCALE_RX.fullmatch(s)
         if m:
-            return float(m.group(1)) * (10_000 if m.group(2) == "万" else 100_000_000)
-        if s in ("〇", "零"):
+            return float(m.group(1)) * _SCALES[m.group(2)]
+        if s in (CN_DIGITS[0], CN_DIGITS[1]):  # 零 / 〇
             return 0.0
         return float(cn2an.cn2an(s, "smart"))
     except (ValueError, KeyError, TypeError, AttributeError):
@@ -44,8 +66,7 @@ def cn_number(text: str) -> Optional[float]:
 def canonical_unit(unit: str) -> str:
     """Fold unit spellings: 天→日, 个月→月, 个小时→小时, 个工作日→工作日, N·m→N.m."""
     u = unit or ""
-    return {"天": "日", "个月": "月", "个小时": "小时", "个工作日": "工作日", "个交易日": "交易日", "个星期": "周", "星期": "周",
-            "N·m": "N.m", "Nm": "N.m", "公斤": "千克", "千米": "公里"}.get(u, u)
+    return _FOLD.get(u, u)
 
 
 def find_quantities(text: str) -> list[dict[str, Any]]:
@@ -53,9 +74,9 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
     out = []
     for m in QUANTITY.finditer(text):
         num = m.group(2)
-        if re.fullmatch(r"[一]", num) and m.end(2) < len(text) and text[m.end(2)] in _FIXED:
+        if num == _ONE and m.end(2) < len(text) and text[m.end(2)] in _FIXED:
             continue
-        if re.fullmatch(r"[一]", num) and m.start(2) > 0 and text[m.start(2) - 1] in "同统唯单逐":
+        if num == _ONE and m.start(2) > 0 and text[m.start(2) - 1] in _ONE_BEFORE:
             continue  # 同一个, 统一, 唯一: words, not quantities
         if not m.group(3) and not m.group(1) and not re.search(r"\d", num):
             continue  # a bare Chinese numeral without unit is usually a word (十分, 一些…)
@@ -64,7 +85,7 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
             continue
         unit = m.group(3) or ""
         if m.group(1):
-            value, unit = value, {"百分之": "%", "千分之": "‰", "万分之": "‱"}[m.group(1)]
+            value, unit = value, _SHARES[m.group(1)]
         out.append({"number": _clean(value), "unit": canonical_unit(unit), "text": m.group(0),
                     "start": m.start(), "end": m.end()})
     return out
@@ -90,7 +111,7 @@ def _clean(v: float) -> float | int:
 
 def _num_sub(m: re.Match) -> str:
     word = m.group(0)
-    if word == "一" and m.end() < len(m.string) and m.string[m.end()] in _FIXED:
+    if word == _ONE and m.end() < len(m.string) and m.string[m.end()] in _FIXED:
         return word
     v = cn_number(word)
     return str(_clean(v)) if v is not None else word
@@ -101,9 +122,10 @@ def norm_for_match(text: str) -> str:
     t = unicodedata.normalize("NFKC", text or "")
     t = re.sub(r"\s+", "", t)
     t = _CN_NUM.sub(_num_sub, t)
-    t = t.replace("天", "日").replace("个工作日", "工作日")
+    for a, b in _GROUNDING_FOLD.items():
+        t = t.replace(a, b)
     t = re.sub(r"(\d),(\d{3})", r"\1\2", t)
-    t = re.sub(r"(\d+(?:\.\d+)?)(万|亿)", lambda m: str(_clean(float(m.group(1)) * (10_000 if m.group(2) == "万" else 100_000_000))), t)
+    t = _SCALED.sub(lambda m: str(_clean(float(m.group(1)) * _SCALES[m.group(2)])), t)
     return t
 
 
