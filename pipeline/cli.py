@@ -14,6 +14,7 @@ from . import __version__
 from .config import Settings
 from .errors import LoopAgentError, message
 from .kb import KnowledgeBase, default_db
+from .sources import DOC_KINDS
 from .store import store_error
 from .validate import line_id, optional_str, quote_path, terminal_safe
 
@@ -51,7 +52,7 @@ def cmd_ingest(args) -> int:
         audit.flush()
         print(f"removed {n} of {len(args.paths)} documents (all versions)")
         return 0 if n else 1
-    rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password,
+    rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password, kind=args.kind,
                     follow_symlinks=args.follow_symlinks,
                     progress=sys.stderr.isatty())
     for line in rep.lines:
@@ -382,6 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("paths", nargs="+")
     db_arg(sp)
     sp.add_argument("--collection", default="default")
+    sp.add_argument("--kind", choices=DOC_KINDS, help="document kind of every file of this batch (default: the routing "
+                    "rules of rules/sources/doc_kinds.yaml)")
     sp.add_argument("--remove", action="store_true", help="delete these sources instead of ingesting")
     sp.add_argument("--force", action="store_true", help="re-parse unchanged files too")
     sp.add_argument("--strict", action="store_true", help="exit non-zero if any file failed")

@@ -23,6 +23,7 @@ from .numbers import grounded, norm_for_match
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
 from .rules import RuleSet
+from .sources import Sources
 from .store import Store
 from .text import cited_articles as _cited_labels, split_sentences
 from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
@@ -86,6 +87,7 @@ class Orchestrator:
                                    kinds=self.analyzer.kinds)
         self.syntax = self._load_syntax(rules) if self.settings.use_parser else None
         self.generator = generator  # a pipeline.generate.Generator, or None (templates only)
+        self.sources = Sources(store, rules)  # document kinds, versions, conflicts, navigation cards
         self.verifier = Verifier(load_model(self.settings.verifier_weights)) if self.settings.verifier else None
         self.records: list[dict[str, Any]] = []  # record mode: one entry per extraction the coverage decision saw
         self._sessions: OrderedDict[str, Query] = OrderedDict()
@@ -124,7 +126,13 @@ class Orchestrator:
 
         # with trace=True the answer carries "stages": {analyze, prefilter, syntax, extract}
         trace_obj: Optional[dict[str, Any]] = {"analyze": _query_dict(query)} if trace else None
-        if query.qtype == "compare" and len(query.constraints.get("doc_ids") or []) >= 2:
+        self.sources.scope(query)  # the version of each instrument the question is answered from
+        nav = self.sources.navigation_rule(query.text) if query.qtype != "compare" else None
+        if nav:  # an open question (讲讲…): the relevant sections, no free text
+            t = time.perf_counter()
+            answer = self.sources.navigation(query, self.prefilter.run(query), nav)
+            timings["prefilter"] = _ms(t)
+        elif query.qtype == "compare" and len(query.constraints.get("doc_ids") or []) >= 2:
             found_list, stage_t = self._compare(query, trace_obj)
             timings.update(stage_t)
             answer = self._compare_answer(query, found_list)
@@ -132,6 +140,11 @@ class Orchestrator:
             found, stage_t = self._answer_one(query, trace_obj)
             timings.update(stage_t)
             answer = self._to_answer(query, found)
+            t = time.perf_counter()  # a statute and a company rule that disagree: ambiguous, or a stated rule
+            answer = self.sources.conflict(query, found[0], answer,
+                                           lambda q, ids: self._answer_one(q, None)[0][0], _evidence)
+            timings["sources"] = _ms(t)
+        self.sources.annotate(answer, query)  # kind and version of every cited document
         answer.id = qid
         answer.trace_id = new_trace_id()
         timings.setdefault("generate", 0.0)
@@ -162,7 +175,7 @@ class Orchestrator:
         if doc_ids is not None:
             query = _with_docs(query, doc_ids)
         t = time.perf_counter()
-        cands = self.prefilter.run(query)
+        cands = self.sources.filter(query, self.prefilter.run(query))  # not the versions not chosen
         timings["prefilter"] = _ms(t)
         t = time.perf_counter()
         anchors = self._anchors(query, cands)
@@ -434,7 +447,7 @@ class Orchestrator:
         sub = Query(**{**query.__dict__})
         sub.qtype = self._sub_type(query.text)
         docs = [self.store.document(d) for d in query.constraints["doc_ids"]]
-        docs = sorted([d for d in docs if d], key=lambda d: d.get("version_date") or "")
+        docs = sorted([d for d in docs if d], key=self.sources.order_key)
         out = []
         timings: dict[str, float] = {}
         for d in docs:
@@ -453,7 +466,8 @@ class Orchestrator:
     def _compare_answer(self, query: Query, found_list) -> Answer:
         parts, evidence, reasons = [], [], [f"问题类型：{TYPE_NAMES['compare']}"] + query.reasons[1:]
         for d, found in found_list:
-            label = f"{d['title']}（{d.get('version_date') or '?'}）"
+            p = self.sources.profile(d["doc_id"])
+            label = f"{d['title']}（{(p.version_text() if p else None) or d.get('version_date') or '?'}）"
             if found is None:
                 parts.append(f"{label}：未找到")
                 continue
