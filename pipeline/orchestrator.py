@@ -142,7 +142,8 @@ class Orchestrator:
             answer = self._to_answer(query, found)
             t = time.perf_counter()  # a statute and a company rule that disagree: ambiguous, or a stated rule
             answer = self.sources.conflict(query, found[0], answer,
-                                           lambda q, ids: self._answer_one(q, None)[0][0], _evidence)
+                                           lambda q, ids: self._answer_one(q, None)[0][0], _evidence,
+                                           self.settings.min_coverage)
             timings["sources"] = _ms(t)
         self.sources.annotate(answer, query)  # kind and version of every cited document
         answer.id = qid

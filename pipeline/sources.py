@@ -452,12 +452,15 @@ class Sources:
 
     # --- conflicts ----------------------------------------------------------------
     def conflict(self, query: Query, found: Any, answer: Answer,
-                 rerun: Callable[[Query, list[str]], Any], evidence: Callable[[Any], list[Evidence]]) -> Answer:
+                 rerun: Callable[[Query, list[str]], Any], evidence: Callable[[Any], list[Evidence]],
+                 min_coverage: float = 0.7) -> Answer:
         """Check an answered figure against the other side (law vs internal policy/contract).
 
         ``rerun(query, doc_ids)`` answers the question (its constraints name those documents) at the usual bar;
         ``evidence(found)`` turns a Found into evidence objects. Returns ``answer`` (unchanged, or with
-        a note or the other source's evidence) or a new ``ambiguous`` answer.
+        a note or the other source's evidence) or a new ``ambiguous`` answer. The other source counts only
+        when it covers the question by ``min_coverage`` itself (not by the situational allowance) and meets
+        the question's figures (两年的劳动合同) as well as the first answer does.
         """
         self._refresh()
         if answer.status != "answered" or found is None or figure(found.value) is None:
@@ -475,7 +478,8 @@ class Sources:
         sub = replace(query, reasons=[], rejected=[], constraints={**query.constraints, "doc_ids": ids},
                       article_hint=None if main.kind in LAW_KINDS else query.article_hint)
         alt = rerun(sub, ids)
-        if alt is None or alt.anchor.candidate.block.doc_id not in ids or figure(alt.value) is None:
+        if alt is None or alt.anchor.candidate.block.doc_id not in ids or figure(alt.value) is None \
+                or alt.coverage < min_coverage or _situation(query, alt) < min(1, _situation(query, found)):
             return answer
         other = self._profiles[alt.anchor.candidate.block.doc_id]
         if figure(alt.value) == figure(found.value):
@@ -549,6 +553,17 @@ def _order_key(ps: list[Profile]) -> Optional[Callable[[Profile], tuple]]:
     if all(p.edition for p in ps):
         return lambda p: p.edition
     return None
+
+
+def _situation(query: Query, found: Any) -> int:
+    """How the evidence meets the figures of the asked situation: 1 inside, 0 silent, -1 outside."""
+    from .extract import condition_match  # one definition of what meeting a condition is
+    quantities = query.constraints.get("quantities") or []
+    if not quantities:
+        return 1
+    text = "".join(s.text for _, s, _, _ in found.evidence)
+    c = condition_match(quantities, text, query.constraints.get("ranges"))
+    return 1 if c > 0 else -1 if c < 0 else 0
 
 
 def _plain_title(title: str) -> str:
