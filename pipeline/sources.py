@@ -460,7 +460,7 @@ class Sources:
         ``evidence(found)`` turns a Found into evidence objects. Returns ``answer`` (unchanged, or with
         a note or the other source's evidence) or a new ``ambiguous`` answer. The other source counts only
         when it covers the question by ``min_coverage`` itself (not by the situational allowance) and meets
-        the question's figures (两年的劳动合同) as well as the first answer does.
+        the question's figures (工作满十年的职工) as well as the first answer does.
         """
         self._refresh()
         if answer.status != "answered" or found is None or figure(found.value) is None:
@@ -519,11 +519,19 @@ class Sources:
 
     def navigation(self, query: Query, cands: list[Candidate], rule_id: str, limit: int = 8) -> Answer:
         """A navigation card: the sections of the best candidates, with block ids and their first sentences."""
+        from .anchors import coverage  # the same weighted share of the question's words as the answer gate
         self._refresh()
-        cands = self.filter(query, cands)
+        bar = float(self.rules.settings("navigation_cue").get("min_coverage", 0.5))
+        # the cue's own words (讲讲, 规定) say the question is open, not what it is about
+        cue_text = "".join(m.group(0) for _, rx, _ in self.compiled().navigation for m in rx.finditer(query.text))
+        weights = {t: w for t, w in query.weights.items() if t not in cue_text}
+        topic = replace(query, weights=weights or query.weights)
+        cands = [c for c in self.filter(query, cands)
+                 if coverage(topic, c.block.text, f"{c.title}\n{' '.join(c.block.section)}", context_weight=1.0) >= bar]
         if not cands:
             return Answer(question=query.text, status="not_found",
-                          reasoning=[f"问题类型：开放（导航，规则 {rule_id}）", "粗筛：没有相关的章节"])
+                          reasoning=[f"问题类型：开放（导航，规则 {rule_id}）",
+                                     f"粗筛：没有覆盖问题关键词 {bar:.0%} 以上的章节（{'、'.join(weights) or '无关键词'}）"])
         top = cands[0].score
         seen: dict[tuple, dict] = {}
         for c in cands:
