@@ -23,6 +23,7 @@ from .numbers import grounded, norm_for_match
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
 from .rules import RuleSet
+from .loop import Loop, LoopSettings, reasons as loop_reasons
 from .sources import Sources
 from .store import Store
 from .text import cited_articles as _cited_labels, split_sentences
@@ -58,6 +59,9 @@ class AskSettings:
     # that passed the hard checks (named words, qualifying figures, grounded numbers)
     verifier: bool = False
     verifier_weights: str = str(WEIGHTS)
+    # the loop (pipeline/loop.py): passes in all after a pass without an answer (1: no loop), and its time budget
+    loop_steps: int = 3
+    loop_budget_ms: float = 1500.0
     # training only (scripts/train_verifier.py): the coverage decision lets every such extraction through
     # and Orchestrator.records gets its verifier features and what the bars would have decided
     record: bool = False
@@ -88,6 +92,7 @@ class Orchestrator:
         self.syntax = self._load_syntax(rules) if self.settings.use_parser else None
         self.generator = generator  # a pipeline.generate.Generator, or None (templates only)
         self.sources = Sources(store, rules)  # document kinds, versions, conflicts, navigation cards
+        self.loop = Loop(LoopSettings(max_steps=self.settings.loop_steps, budget_ms=self.settings.loop_budget_ms))
         self.verifier = Verifier(load_model(self.settings.verifier_weights)) if self.settings.verifier else None
         self.records: list[dict[str, Any]] = []  # record mode: one entry per extraction the coverage decision saw
         self._sessions: OrderedDict[str, Query] = OrderedDict()
@@ -139,6 +144,15 @@ class Orchestrator:
         else:
             found, stage_t = self._answer_one(query, trace_obj)
             timings.update(stage_t)
+            if found[0] is None and self.loop.settings.max_steps > 1:  # rewrite and retry (pipeline/loop.py)
+                t = time.perf_counter()
+                # a retry's answer meets the stricter bar of a named-document answer (min_coverage_compare)
+                found, steps = self.loop.run(query, found, lambda q: self._answer_one(
+                    q, trace_obj, doc_ids=q.constraints["doc_ids"])[0], t)
+                found[1].reasons.extend(loop_reasons(steps))
+                timings["loop"] = _ms(t)
+                if trace_obj is not None:
+                    trace_obj["loop"] = steps
             answer = self._to_answer(query, found)
             t = time.perf_counter()  # a statute and a company rule that disagree: ambiguous, or a stated rule
             answer = self.sources.conflict(query, found[0], answer,
