@@ -181,3 +181,19 @@ def test_a_value_question_is_not_navigation(tmp_path):
     a = kb.ask("女职工生育有什么规定，享受多少天产假？")
     assert a.status == "answered" and a.value == {"kind": "duration", "number": 98, "unit": "日"}
     assert "navigation" not in a.to_dict()
+
+
+def test_cli_ingest_kind_and_the_kind_beside_each_citation(tmp_path, capsys):
+    from pipeline.cli import main
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "休假须知.md").write_text(HANDBOOK.replace("某某科技公司员工手册", "休假须知"), encoding="utf-8")
+    db = str(tmp_path / "kb.sqlite")
+    assert main(["ingest", str(d), "--db", db, "--kind", "internal_policy"]) == 0
+    capsys.readouterr()
+    assert main(["ask", "职工每年享受带薪年休假多少天？", "--db", db, "--audit", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "  依据：休假须知（内部制度） 第三章 假期 > 第二条：职工每年享受带薪年休假7天。" in out
+    assert main(["ask", "讲讲职工带薪年休假的规定", "--db", db, "--audit", "-"]) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("相关章节（原文摘录）：\n  · 休假须知 第三章 假期 > 第二条：职工每年享受带薪年休假7天。\n")
