@@ -1,7 +1,8 @@
 """The loop: after a pass without a grounded answer, rewrite the query from what the pass saw and retry.
 
 Rewrites, in order (each only changes what is retrieved; a retry's answer must meet the stricter bar of an
-answer from named documents, ``AskSettings.min_coverage_compare``, with no situational allowance):
+answer from named documents, ``AskSettings.min_coverage_compare``, with no situational allowance, or the
+trained verifier's decision when it is on; record mode never loops):
 - ``focus_document``: the best candidate's document only (the question named none), so more of its
   blocks are recalled than the corpus-wide recall limit lets through;
 - ``section_title``: that document, with the words of the best candidate's section title added to the
@@ -112,7 +113,7 @@ def _retry(query: Query, doc_ids: list[str], extra_terms: list[str]) -> Query:
     # no article hint: a 第X条 the question names would pin the scope to the focused document's article
     # and let the retry skip the coverage bar the first pass had to meet
     return replace(query, terms=list(query.terms) + extra_terms, reasons=list(query.reasons), article_hint=None,
-                   constraints={**query.constraints, "doc_ids": doc_ids})
+                   rejected=[], constraints={**query.constraints, "doc_ids": doc_ids})
 
 
 def reasons(steps: list[dict[str, Any]]) -> list[str]:

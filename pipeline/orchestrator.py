@@ -144,11 +144,12 @@ class Orchestrator:
         else:
             found, stage_t = self._answer_one(query, trace_obj)
             timings.update(stage_t)
-            if found[0] is None and self.loop.settings.max_steps > 1:  # rewrite and retry (pipeline/loop.py)
-                t = time.perf_counter()
-                # a retry's answer meets the stricter bar of a named-document answer (min_coverage_compare)
+            if found[0] is None and self.loop.settings.max_steps > 1 and not self.settings.record:
+                t = time.perf_counter()  # rewrite and retry (pipeline/loop.py)
+                # a retry's answer meets the stricter bar of a named-document answer (min_coverage_compare),
+                # or the verifier when one decides
                 found, steps = self.loop.run(query, found, lambda q: self._answer_one(
-                    q, trace_obj, doc_ids=q.constraints["doc_ids"])[0], t)
+                    q, trace_obj, doc_ids=None if self.verifier is not None else q.constraints["doc_ids"])[0], t)
                 found[1].reasons.extend(loop_reasons(steps))
                 timings["loop"] = _ms(t)
                 if trace_obj is not None:
