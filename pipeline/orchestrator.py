@@ -494,9 +494,13 @@ class Orchestrator:
         if len(answered) < 2:
             return Answer(question=query.text, status="not_found", reasoning=reasons + ["至少一个版本未找到依据：不作答"],
                           method="compare")
-        return Answer(question=query.text, status="answered", answer="；".join(parts),
+        summary = self.sources.comparison(found_list)  # 2023-12-29版将2年调整为1年 when both are figures
+        if summary:
+            reasons.append(f"对比：{summary}")
+        return Answer(question=query.text, status="answered",
+                      answer=(f"{summary}。" if summary else "") + "；".join(parts),
                       value={"kind": "list", "items": parts}, evidence=evidence, method="compare:versions",
-                      confidence=min(f.score for f in answered) / 2, reasoning=reasons)
+                      confidence=min(0.99, min(f.score for f in answered) / 2), reasoning=reasons)
 
     # --- answer object -------------------------------------------------------
     def _to_answer(self, query: Query, result) -> Answer:

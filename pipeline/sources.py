@@ -371,6 +371,14 @@ class Sources:
         if not self._groups:
             return
         named = list(query.constraints.get("doc_ids") or [])
+        if query.qtype == "compare" and len(named) < 2:
+            # 2020版和2025修订版的市级城市维护项目管理办法…有什么不同: the instrument named without its place
+            mentioned = self._mentioned(query.text)
+            if len(mentioned) == 1:
+                members = self._groups[mentioned[0]]
+                query.constraints["doc_ids"] = named = list(dict.fromkeys(named + members))
+                query.reasons.append(f"版本对比：《{_plain_title(self._profiles[members[-1]].title)}》的 "
+                                     + "、".join(_ban(self._profiles[m].version_text() or "?") for m in members))
         if query.qtype == "compare" and len(named) >= 2:
             return
         cue = version_cue(self.compiled().cues, query.text)
@@ -391,6 +399,16 @@ class Sources:
         if excluded:
             query.constraints["version_excluded"] = excluded
             query.constraints["version_chosen"] = chosen_by
+
+    def _mentioned(self, question: str) -> list[str]:
+        """The versioned instruments whose name (or name without its place, 上海市…) the question holds."""
+        qk = instrument_key(question)
+        out = []
+        for inst in self._groups:
+            bare = re.sub(r"^.{1,6}?(省|市|自治区|自治州|县|区)", "", inst)
+            if inst in qk or (len(bare) >= 4 and bare in qk):
+                out.append(inst)
+        return out
 
     def _choose(self, members: list[str], cue: Optional[tuple[str, Optional[str], str]]) -> tuple[str, str]:
         """(doc id, how it was chosen) among versions ordered oldest first."""
@@ -419,7 +437,7 @@ class Sources:
     def _version_line(self, chosen: str, members: list[str], how: str) -> str:
         p = self._profiles[chosen]
         others = [self._profiles[m].version_text() or self._profiles[m].title for m in members if m != chosen]
-        return f"版本：《{_plain_title(p.title)}》采用 {p.version_text()} 版（{how}）；库中另有版本：{'、'.join(others)}"
+        return f"版本：《{_plain_title(p.title)}》采用 {_ban(p.version_text() or '?')}（{how}）；库中另有版本：{'、'.join(others)}"
 
     def filter(self, query: Query, cands: list[Candidate]) -> list[Candidate]:
         """Stage-1 candidates without the blocks of versions the question is not answered from."""
@@ -440,13 +458,14 @@ class Sources:
             ev.doc_kind, ev.version = p.kind, p.version_text()
             group = self._groups.get(p.instrument)
             if group and ev.doc_id not in said and answer.status in ("answered", "ambiguous") \
+                    and answer.method != "compare:versions" \
                     and not any(r.startswith("版本：") and _plain_title(p.title) in r for r in answer.reasoning):
                 how = (query.constraints.get("version_chosen") or {}).get(ev.doc_id) or \
                     ("现行版本（最新）" if group[-1] == ev.doc_id else "问题所指的版本")
                 answer.reasoning.append(self._version_line(ev.doc_id, group, how))
             said.add(ev.doc_id)
         kinds = list(dict.fromkeys(f"《{_plain_title(e.title)}》{KIND_LABELS.get(e.doc_kind or '', '')}"
-                                   + (f"，{e.version} 版" if e.version else "") for e in answer.evidence))
+                                   + (f"，{_ban(e.version)}" if e.version else "") for e in answer.evidence))
         if kinds and answer.status in ("answered", "ambiguous"):
             answer.reasoning.append("来源：" + "；".join(kinds))
 
@@ -513,6 +532,20 @@ class Sources:
                           "来源冲突：法律法规与内部制度/合同的规定不一致，没有规则可以裁决，分别列出（内部制度不能取代法律规定）"]
                       + [f"冲突方：{x}" for x in lines])
 
+    # --- comparison of versions ----------------------------------------------------
+    def comparison(self, found_list: list[tuple[dict, Any]]) -> Optional[str]:
+        """The templated comparison of a figure across versions (oldest first): 2023-12-29版将2年调整为1年;
+        None unless every version gave a figure."""
+        from .extract import render_value  # one rendering of values
+        if len(found_list) < 2 or any(f is None or figure(f.value) is None for _, f in found_list):
+            return None
+        (old_doc, old), (new_doc, new) = found_list[0], found_list[-1]
+        label = lambda d: (self.profile(d["doc_id"]).version_text() if self.profile(d["doc_id"]) else None) \
+            or d.get("version_date") or "?"  # noqa: E731
+        if figure(old.value) == figure(new.value):
+            return f"{_ban(label(old_doc))}与{_ban(label(new_doc))}规定一致：{render_value(new.value)}"
+        return f"{_ban(label(new_doc))}将{_ban(label(old_doc))}的{render_value(old.value)}调整为{render_value(new.value)}"
+
     # --- navigation -----------------------------------------------------------------
     def navigation_rule(self, question: str) -> Optional[str]:
         return is_navigation(self.compiled().navigation, question)
@@ -572,6 +605,11 @@ def _situation(query: Query, found: Any) -> int:
     text = "".join(s.text for _, s, _, _ in found.evidence)
     c = condition_match(quantities, text, query.constraints.get("ranges"))
     return 1 if c > 0 else -1 if c < 0 else 0
+
+
+def _ban(label: str) -> str:
+    """A version label as a name: 2016-03-16 → 2016-03-16版, 2020版 stays."""
+    return label if label.endswith("版") else f"{label}版"
 
 
 def _plain_title(title: str) -> str:

@@ -120,7 +120,7 @@ def test_question_without_version_uses_the_version_in_force(versions_kb):
     assert a.value == {"kind": "money", "number": 5000, "unit": "元"}
     ev = a.evidence[0].to_dict()
     assert (ev["doc_kind"], ev["version"]) == ("local_regulation", "2025修订版")
-    assert "版本：《上海市市级城市维护项目管理办法》采用 2025修订版 版（现行版本（最新））；库中另有版本：2020版" in a.reasoning
+    assert "版本：《上海市市级城市维护项目管理办法》采用 2025修订版（现行版本（最新））；库中另有版本：2020版" in a.reasoning
 
 
 @pytest.mark.parametrize("question", ["2020版的市级城市维护项目管理办法规定前期费用补助标准是每个项目多少钱？",
@@ -130,7 +130,7 @@ def test_question_naming_a_version_uses_it(versions_kb, question):
     assert a.status == "answered", a.reasoning
     assert a.value == {"kind": "money", "number": 3000, "unit": "元"}
     assert a.evidence[0].version == "2020版"
-    assert any(r.startswith("版本：《上海市市级城市维护项目管理办法》采用 2020版 版") and "另有版本：2025修订版" in r
+    assert any(r.startswith("版本：《上海市市级城市维护项目管理办法》采用 2020版") and "另有版本：2025修订版" in r
                for r in a.reasoning)
 
 
@@ -197,3 +197,13 @@ def test_cli_ingest_kind_and_the_kind_beside_each_citation(tmp_path, capsys):
     assert main(["ask", "讲讲职工带薪年休假的规定", "--db", db, "--audit", "-"]) == 3
     out = capsys.readouterr().out
     assert out.startswith("相关章节（原文摘录）：\n  · 休假须知 第三章 假期 > 第二条：职工每年享受带薪年休假7天。\n")
+
+
+def test_comparison_of_two_versions_is_templated(versions_kb):
+    a = versions_kb.ask("市级城市维护项目管理办法规定的前期费用补助标准是每个项目多少钱？2020版和2025修订版有什么不同？")
+    assert a.status == "answered" and a.method == "compare:versions", a.reasoning
+    assert a.answer.startswith("2025修订版将2020版的3000元调整为5000元。")
+    assert [(e.version, e.text) for e in a.evidence] == [("2020版", "项目前期费用补助标准为每个项目3000元。"),
+                                                        ("2025修订版", "项目前期费用补助标准为每个项目5000元。")]
+    assert "对比：2025修订版将2020版的3000元调整为5000元" in a.reasoning
+    assert not [r for r in a.reasoning if r.startswith("版本：")]
