@@ -40,10 +40,11 @@ def main() -> int:
         s = summary(score(qs, answers))
         looped = [sum(1 for r in a["reasoning"] if r.startswith("循环：")) for a in answers]
         ran = [n for n in looped if n]
+        rescued = sum(1 for a in answers if any(r.startswith("循环：") and "命中" in r for r in a["reasoning"]))
         print(f"loop_steps={steps}: n {len(qs)} accuracy {s['accuracy']:.3f}, wrong {s['wrong_answer_rate']:.3f}, "
               f"not_found on unanswerable {s['not_found_on_unanswerable']:.2f}; loop ran on {len(ran)} questions, "
               f"average extra steps {sum(ran) / max(1, len(ran)):.2f} (all questions: {sum(looped) / len(qs):.2f}), "
-              f"answered by a retry {sum(1 for a in answers if any(r.startswith('循环：') and '命中' in r for r in a['reasoning']))}",
+              f"answered by a retry {rescued}",
               flush=True)
     return 0
 
