@@ -23,6 +23,7 @@ from .numbers import grounded, norm_for_match
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
 from .rules import RuleSet
+from .decide import DecisionMode, reasons as decide_reasons
 from .loop import Loop, LoopSettings, reasons as loop_reasons
 from .sources import Sources
 from .store import Store
@@ -62,12 +63,15 @@ class AskSettings:
     # the loop (pipeline/loop.py): passes in all after a pass without an answer (1: no loop), and its time budget
     loop_steps: int = 3
     loop_budget_ms: float = 1500.0
+    # the LLM decision mode (pipeline/decide.py): with a generator configured, the model chooses search / read /
+    # expand / answer steps first, checked by code; without an accepted answer the rules path answers
+    decision: bool = False
     # training only (scripts/train_verifier.py): the coverage decision lets every such extraction through
     # and Orchestrator.records gets its verifier features and what the bars would have decided
     record: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("verifier", "record", "use_parser", "article_scope"):
+        for name in ("verifier", "record", "use_parser", "article_scope", "decision"):
             if not isinstance(getattr(self, name), bool):
                 raise LoopAgentError("E303", name=name, value=getattr(self, name), why="not a boolean",
                                      allowed="True, False")
@@ -93,6 +97,8 @@ class Orchestrator:
         self.generator = generator  # a pipeline.generate.Generator, or None (templates only)
         self.sources = Sources(store, rules)  # document kinds, versions, conflicts, navigation cards
         self.loop = Loop(LoopSettings(max_steps=self.settings.loop_steps, budget_ms=self.settings.loop_budget_ms))
+        self.decider = DecisionMode(generator, store, self._search_blocks) \
+            if self.settings.decision and generator is not None else None
         self.verifier = Verifier(load_model(self.settings.verifier_weights)) if self.settings.verifier else None
         self.records: list[dict[str, Any]] = []  # record mode: one entry per extraction the coverage decision saw
         self._sessions: OrderedDict[str, Query] = OrderedDict()
@@ -133,7 +139,14 @@ class Orchestrator:
         trace_obj: Optional[dict[str, Any]] = {"analyze": _query_dict(query)} if trace else None
         self.sources.scope(query)  # the version of each instrument the question is answered from
         nav = self.sources.navigation_rule(query.text) if query.qtype != "compare" else None
-        if nav:  # an open question (讲讲…): the relevant sections, no free text
+        decided = None
+        if self.decider is not None and query.qtype != "compare" and not nav:
+            t = time.perf_counter()
+            decided = self._decide(query, trace_obj)
+            timings["decide"] = _ms(t)
+        if decided is not None:
+            answer = decided
+        elif nav:  # an open question (讲讲…): the relevant sections, no free text
             t = time.perf_counter()
             answer = self.sources.navigation(query, self.prefilter.run(query), nav)
             timings["prefilter"] = _ms(t)
@@ -171,6 +184,36 @@ class Orchestrator:
         if self.audit.enabled:
             self.audit.record(answer, self._audit_context(answer, query, session, collection))
         return answer
+
+    def _search_blocks(self, text: str) -> list:
+        """The decision mode's search: stage 1 for ``text``, versions not in force left out."""
+        q = self.analyzer.run(text)
+        self.sources.scope(q)
+        return [c.block for c in self.sources.filter(q, self.prefilter.run(q))]
+
+    def _decide(self, query: Query, trace_obj: Optional[dict]) -> Optional[Answer]:
+        """The decision mode's answer when one passed its checks; else None and the reasoning says why."""
+        try:
+            result, steps = self.decider.run(query.text)
+        except LoopAgentError as exc:
+            query.reasons.append(f"决策模式：不可用（{exc.code}），改用规则路径")
+            return None
+        if trace_obj is not None:
+            trace_obj["decide"] = steps
+        if result is None:
+            query.reasons.extend(decide_reasons(steps) + ["决策模式：没有通过检查的答案，改用规则路径"])
+            return None
+        evidence = []
+        for b in result.blocks:
+            d = self.store.document(b.doc_id) or {"title": "", "source": ""}
+            evidence.append(Evidence(doc_id=b.doc_id, title=d["title"], source=d["source"], block_id=b.block_id,
+                                     section=list(b.section), text=b.text, start=0, end=len(b.text),
+                                     page=b.page_start, bbox=b.bbox))
+        return Answer(question=query.text, status="answered", answer=result.answer,
+                      value={"kind": "text", "text": result.answer}, evidence=evidence,
+                      method=f"decide:{self.generator.model_name}", confidence=0.5,
+                      reasoning=[f"问题类型：{TYPE_NAMES.get(query.qtype, query.qtype)}"] + decide_reasons(steps)
+                      + ["决策模式：答案只引用读过的块，数字均在引用的块中"])
 
     def _audit_context(self, answer: Answer, query: Query, session: Optional[str],
                        collection: Optional[str]) -> dict[str, Any]:
