@@ -76,7 +76,8 @@ def answer_record(answer: Answer, context: Optional[dict[str, Any]] = None) -> d
             "doc_id": e.doc_id, "content_hash": d.get("content_hash"), "title": e.title, "source": e.source,
             "version_date": d.get("version_date"), "effective_date": d.get("effective_date"),
             "block_id": e.block_id, "clause": getattr(b, "clause", None), "section": e.section, "page": e.page,
-            "bbox": e.bbox, "start": e.start, "end": e.end, "text": e.text})
+            "bbox": e.bbox, "start": e.start, "end": e.end, "text": e.text,
+            "doc_kind": e.doc_kind, "version": e.version})
     row = {
         "kind": "answer", "ts": round(time.time(), 3), "trace_id": answer.trace_id, "id": answer.id,
         "question": answer.question, "session": None, "collection": None,

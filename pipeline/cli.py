@@ -14,6 +14,7 @@ from . import __version__
 from .config import Settings
 from .errors import LoopAgentError, message
 from .kb import KnowledgeBase, default_db
+from .sources import DOC_KINDS, KIND_LABELS
 from .store import store_error
 from .validate import line_id, optional_str, quote_path, terminal_safe
 
@@ -51,7 +52,7 @@ def cmd_ingest(args) -> int:
         audit.flush()
         print(f"removed {n} of {len(args.paths)} documents (all versions)")
         return 0 if n else 1
-    rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password,
+    rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password, kind=args.kind,
                     follow_symlinks=args.follow_symlinks,
                     progress=sys.stderr.isatty())
     for line in rep.lines:
@@ -190,17 +191,27 @@ def _report_audit(kb: KnowledgeBase) -> None:
 
 def _print_human(ans) -> None:
     """Value first, then the provision, evidence with block ids, and the trace id for `show`/audit."""
-    if ans.status != "answered":
+    if ans.status == "navigation":  # an open question: the relevant sections, their first sentences
+        print("相关章节（原文摘录）：")
+        for n in ans.navigation or []:
+            print(f"  · {terminal_safe(n['title'])} {terminal_safe(' > '.join(n['section']))}：{terminal_safe(n['summary'])}")
+            print(f"        block {n['block_id']}  (loopagent show {n['block_id']})")
+    elif ans.status not in ("answered", "ambiguous"):
         print(f"未找到有依据的答案 ({ans.status})")
     else:
-        value = terminal_safe(_value_text(ans.value))
-        print(f"{value}    [{ans.value.get('kind')}]" if value and ans.value else terminal_safe(ans.answer))
+        value = terminal_safe(_value_text(ans.value)) if ans.status == "answered" else ""
+        if ans.status == "ambiguous":
+            print(f"来源不一致 (ambiguous)：{terminal_safe(ans.answer)}")
+        else:
+            print(f"{value}    [{ans.value.get('kind')}]" if value and ans.value else terminal_safe(ans.answer))
         if value:
             print(f"  原文：{terminal_safe(ans.answer)}")
         for e in ans.evidence:  # document strings never reach the terminal with their control characters
             where = terminal_safe(" > ".join(e.section))
             page = f" p.{e.page}" if e.page else ""
-            print(f"  依据：{terminal_safe(e.title)} {where}{page}：{terminal_safe(e.text)}")
+            kind = KIND_LABELS.get(e.doc_kind or "", "") + (f"，{terminal_safe(e.version)} 版" if e.version else "")
+            print(f"  依据：{terminal_safe(e.title)}（{kind}） {where}{page}：{terminal_safe(e.text)}"
+                  if kind else f"  依据：{terminal_safe(e.title)} {where}{page}：{terminal_safe(e.text)}")
             print(f"        block {e.block_id}  (loopagent show {e.block_id})")
         print(f"  方法：{ans.method}  置信度：{ans.confidence:.2f}")
     print(f"  trace：{ans.trace_id}")
@@ -382,6 +393,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("paths", nargs="+")
     db_arg(sp)
     sp.add_argument("--collection", default="default")
+    sp.add_argument("--kind", choices=DOC_KINDS, help="document kind of every file of this batch (default: the routing "
+                    "rules of rules/sources/doc_kinds.yaml)")
     sp.add_argument("--remove", action="store_true", help="delete these sources instead of ingesting")
     sp.add_argument("--force", action="store_true", help="re-parse unchanged files too")
     sp.add_argument("--strict", action="store_true", help="exit non-zero if any file failed")

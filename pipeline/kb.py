@@ -19,6 +19,7 @@ from .ingest import IngestLimits, ParseWorker, iter_files, read_bytes
 from .ingest.base import content_hash
 from .orchestrator import AskSettings, Orchestrator
 from .rules import RuleSet
+from .sources import DOC_KINDS, annotate_document
 from .store import open_store, store_error
 from .types import Answer, Block
 from .validate import clean_question, quote_path
@@ -148,7 +149,7 @@ class KnowledgeBase:
     # --- ingest ----------------------------------------------------------------
     def ingest(self, paths: Iterable[str | Path], collection: str = "default", force: bool = False,
                password: Optional[str] = None, follow_symlinks: bool = False,
-               progress: bool = False) -> IngestReport:
+               progress: bool = False, kind: Optional[str] = None) -> IngestReport:
         """Ingest files and directories (recursively); unchanged files are skipped, bad ones reported.
 
         Each file is parsed under ``self.limits`` (size, pages, time: a file over a limit is
@@ -156,6 +157,8 @@ class KnowledgeBase:
         another existing file holds is qualified with the file's folders (W017); the same file
         reached by two paths keeps its one source. A store error (E1xx) ends the batch. With
         embeddings on, the new blocks are embedded at the end (``progress``: a bar on stderr).
+        ``kind`` gives every document of the batch that document kind (statute, internal_policy, …;
+        pipeline.sources.DOC_KINDS) instead of the routing rules of rules/sources/doc_kinds.yaml.
         """
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]  # one path, not its characters
@@ -165,6 +168,8 @@ class KnowledgeBase:
                 raise TypeError(f"paths must be file or folder paths, got {type(p).__name__}")
         if not isinstance(collection, str) or not collection:
             raise TypeError(f"collection must be a non-empty str, not {collection!r}")
+        if kind is not None and kind not in DOC_KINDS:
+            raise LoopAgentError("E303", name="kind", value=kind, why="not a document kind", allowed=", ".join(DOC_KINDS))
         t0 = time.perf_counter()
         self.rules.reload()  # the user dictionaries in effect decide the search tokens
         was_empty = self.store.stats()["documents"] == 0
@@ -185,6 +190,7 @@ class KnowledgeBase:
                         continue
                     result = self._worker.parse(path, source, password, raw, self.limits)
                     fold_document(result.document)  # Traditional characters: matched as Simplified, quoted as written
+                    annotate_document(result.document, self.rules, kind)  # document kind, instrument, version
                     status = self.store.put_document(result.document, collection=collection)
                     real = result.document.meta.get("path")
                     if real:

@@ -23,6 +23,9 @@ from .numbers import grounded, norm_for_match
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
 from .rules import RuleSet
+from .decide import DecisionMode, reasons as decide_reasons
+from .loop import Loop, LoopSettings, reasons as loop_reasons
+from .sources import Sources
 from .store import Store
 from .text import cited_articles as _cited_labels, split_sentences
 from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
@@ -57,12 +60,18 @@ class AskSettings:
     # that passed the hard checks (named words, qualifying figures, grounded numbers)
     verifier: bool = False
     verifier_weights: str = str(WEIGHTS)
+    # the loop (pipeline/loop.py): passes in all after a pass without an answer (1: no loop), and its time budget
+    loop_steps: int = 3
+    loop_budget_ms: float = 1500.0
+    # the LLM decision mode (pipeline/decide.py): with a generator configured, the model chooses search / read /
+    # expand / answer steps first, checked by code; without an accepted answer the rules path answers
+    decision: bool = False
     # training only (scripts/train_verifier.py): the coverage decision lets every such extraction through
     # and Orchestrator.records gets its verifier features and what the bars would have decided
     record: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("verifier", "record", "use_parser", "article_scope"):
+        for name in ("verifier", "record", "use_parser", "article_scope", "decision"):
             if not isinstance(getattr(self, name), bool):
                 raise LoopAgentError("E303", name=name, value=getattr(self, name), why="not a boolean",
                                      allowed="True, False")
@@ -86,6 +95,10 @@ class Orchestrator:
                                    kinds=self.analyzer.kinds)
         self.syntax = self._load_syntax(rules) if self.settings.use_parser else None
         self.generator = generator  # a pipeline.generate.Generator, or None (templates only)
+        self.sources = Sources(store, rules)  # document kinds, versions, conflicts, navigation cards
+        self.loop = Loop(LoopSettings(max_steps=self.settings.loop_steps, budget_ms=self.settings.loop_budget_ms))
+        self.decider = DecisionMode(generator, store, self._search_blocks) \
+            if self.settings.decision and generator is not None else None
         self.verifier = Verifier(load_model(self.settings.verifier_weights)) if self.settings.verifier else None
         self.records: list[dict[str, Any]] = []  # record mode: one entry per extraction the coverage decision saw
         self._sessions: OrderedDict[str, Query] = OrderedDict()
@@ -124,14 +137,43 @@ class Orchestrator:
 
         # with trace=True the answer carries "stages": {analyze, prefilter, syntax, extract}
         trace_obj: Optional[dict[str, Any]] = {"analyze": _query_dict(query)} if trace else None
-        if query.qtype == "compare" and len(query.constraints.get("doc_ids") or []) >= 2:
+        self.sources.scope(query)  # the version of each instrument the question is answered from
+        nav = self.sources.navigation_rule(query.text) if query.qtype != "compare" else None
+        decided = None
+        if self.decider is not None and query.qtype != "compare" and not nav:
+            t = time.perf_counter()
+            decided = self._decide(query, trace_obj)
+            timings["decide"] = _ms(t)
+        if decided is not None:
+            answer = decided
+        elif nav:  # an open question (讲讲…): the relevant sections, no free text
+            t = time.perf_counter()
+            answer = self.sources.navigation(query, self.prefilter.run(query), nav)
+            timings["prefilter"] = _ms(t)
+        elif query.qtype == "compare" and len(query.constraints.get("doc_ids") or []) >= 2:
             found_list, stage_t = self._compare(query, trace_obj)
             timings.update(stage_t)
             answer = self._compare_answer(query, found_list)
         else:
             found, stage_t = self._answer_one(query, trace_obj)
             timings.update(stage_t)
+            if found[0] is None and self.loop.settings.max_steps > 1 and not self.settings.record:
+                t = time.perf_counter()  # rewrite and retry (pipeline/loop.py)
+                # a retry's answer meets the stricter bar of a named-document answer (min_coverage_compare),
+                # or the verifier when one decides
+                found, steps = self.loop.run(query, found, lambda q: self._answer_one(
+                    q, trace_obj, doc_ids=None if self.verifier is not None else q.constraints["doc_ids"])[0], t)
+                found[1].reasons.extend(loop_reasons(steps))
+                timings["loop"] = _ms(t)
+                if trace_obj is not None:
+                    trace_obj["loop"] = steps
             answer = self._to_answer(query, found)
+            t = time.perf_counter()  # a statute and a company rule that disagree: ambiguous, or a stated rule
+            answer = self.sources.conflict(query, found[0], answer,
+                                           lambda q, ids: self._answer_one(q, None)[0][0], _evidence,
+                                           self.settings.min_coverage)
+            timings["sources"] = _ms(t)
+        self.sources.annotate(answer, query)  # kind and version of every cited document
         answer.id = qid
         answer.trace_id = new_trace_id()
         timings.setdefault("generate", 0.0)
@@ -142,6 +184,36 @@ class Orchestrator:
         if self.audit.enabled:
             self.audit.record(answer, self._audit_context(answer, query, session, collection))
         return answer
+
+    def _search_blocks(self, text: str) -> list:
+        """The decision mode's search: stage 1 for ``text``, versions not in force left out."""
+        q = self.analyzer.run(text)
+        self.sources.scope(q)
+        return [c.block for c in self.sources.filter(q, self.prefilter.run(q))]
+
+    def _decide(self, query: Query, trace_obj: Optional[dict]) -> Optional[Answer]:
+        """The decision mode's answer when one passed its checks; else None and the reasoning says why."""
+        try:
+            result, steps = self.decider.run(query.text)
+        except LoopAgentError as exc:
+            query.reasons.append(f"决策模式：不可用（{exc.code}），改用规则路径")
+            return None
+        if trace_obj is not None:
+            trace_obj["decide"] = steps
+        if result is None:
+            query.reasons.extend(decide_reasons(steps) + ["决策模式：没有通过检查的答案，改用规则路径"])
+            return None
+        evidence = []
+        for b in result.blocks:
+            d = self.store.document(b.doc_id) or {"title": "", "source": ""}
+            evidence.append(Evidence(doc_id=b.doc_id, title=d["title"], source=d["source"], block_id=b.block_id,
+                                     section=list(b.section), text=b.text, start=0, end=len(b.text),
+                                     page=b.page_start, bbox=b.bbox))
+        return Answer(question=query.text, status="answered", answer=result.answer,
+                      value={"kind": "text", "text": result.answer}, evidence=evidence,
+                      method=f"decide:{self.generator.model_name}", confidence=0.5,
+                      reasoning=[f"问题类型：{TYPE_NAMES.get(query.qtype, query.qtype)}"] + decide_reasons(steps)
+                      + ["决策模式：答案只引用读过的块，数字均在引用的块中"])
 
     def _audit_context(self, answer: Answer, query: Query, session: Optional[str],
                        collection: Optional[str]) -> dict[str, Any]:
@@ -162,7 +234,7 @@ class Orchestrator:
         if doc_ids is not None:
             query = _with_docs(query, doc_ids)
         t = time.perf_counter()
-        cands = self.prefilter.run(query)
+        cands = self.sources.filter(query, self.prefilter.run(query))  # not the versions not chosen
         timings["prefilter"] = _ms(t)
         t = time.perf_counter()
         anchors = self._anchors(query, cands)
@@ -434,7 +506,7 @@ class Orchestrator:
         sub = Query(**{**query.__dict__})
         sub.qtype = self._sub_type(query.text)
         docs = [self.store.document(d) for d in query.constraints["doc_ids"]]
-        docs = sorted([d for d in docs if d], key=lambda d: d.get("version_date") or "")
+        docs = sorted([d for d in docs if d], key=self.sources.order_key)
         out = []
         timings: dict[str, float] = {}
         for d in docs:
@@ -453,7 +525,8 @@ class Orchestrator:
     def _compare_answer(self, query: Query, found_list) -> Answer:
         parts, evidence, reasons = [], [], [f"问题类型：{TYPE_NAMES['compare']}"] + query.reasons[1:]
         for d, found in found_list:
-            label = f"{d['title']}（{d.get('version_date') or '?'}）"
+            p = self.sources.profile(d["doc_id"])
+            label = f"{d['title']}（{(p.version_text() if p else None) or d.get('version_date') or '?'}）"
             if found is None:
                 parts.append(f"{label}：未找到")
                 continue
@@ -464,9 +537,13 @@ class Orchestrator:
         if len(answered) < 2:
             return Answer(question=query.text, status="not_found", reasoning=reasons + ["至少一个版本未找到依据：不作答"],
                           method="compare")
-        return Answer(question=query.text, status="answered", answer="；".join(parts),
+        summary = self.sources.comparison(found_list)  # 2023-12-29版将2年调整为1年 when both are figures
+        if summary:
+            reasons.append(f"对比：{summary}")
+        return Answer(question=query.text, status="answered",
+                      answer=(f"{summary}。" if summary else "") + "；".join(parts),
                       value={"kind": "list", "items": parts}, evidence=evidence, method="compare:versions",
-                      confidence=min(f.score for f in answered) / 2, reasoning=reasons)
+                      confidence=min(0.99, min(f.score for f in answered) / 2), reasoning=reasons)
 
     # --- answer object -------------------------------------------------------
     def _to_answer(self, query: Query, result) -> Answer:

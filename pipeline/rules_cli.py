@@ -33,7 +33,7 @@ def _rule_files(settings: Optional[Settings] = None) -> list[Path]:
 
 def _ensure_kinds() -> None:
     """Import the stage modules so every rule kind's schema is registered."""
-    from . import analyze, extract, prefilter  # noqa: F401
+    from . import analyze, extract, prefilter, sources  # noqa: F401
     try:
         from .syntax import patterns  # noqa: F401
     except Exception:  # the parser package is optional for linting
@@ -200,12 +200,21 @@ def _check_prefilter_case(rule: dict, ex: dict) -> tuple[bool, Any]:
     return ok and not missing, {"order": got, "entities": query.entities}
 
 
+def _check_sources(kind: str) -> Callable[[dict, dict], tuple[bool, Any]]:
+    """Examples of the source rules (rules/sources/): pipeline.sources decides, over the merged rule set."""
+    def check(rule: dict, ex: dict) -> tuple[bool, Any]:
+        from .sources import check_example as source_check
+        return source_check(kind, rule, strip_lines(ex.get("input")), strip_lines(ex.get("expect")), _rules())
+    return check
+
+
 CHECKERS: dict[str, Callable[[dict, dict], tuple[bool, Any]]] = {
     "question_type": _check_qtype, "template": _check_template, "value_kind": _check_value_kind,
     "strategy_plan": _check_plan,
     "spec": _check_spec, "lexicon": _check_lexicon,
     "dep_pattern": _check_dep, "collection_route": _check_route,
     "structure_hint": _check_hint, "prefilter_case": _check_prefilter_case,
+    **{k: _check_sources(k) for k in ("doc_kind", "version_marker", "version_cue", "conflict_rule", "navigation_cue")},
 }
 
 

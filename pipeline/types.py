@@ -132,12 +132,15 @@ class Evidence:
     end: int
     page: Optional[int] = None
     bbox: Optional[list[float]] = None
+    doc_kind: Optional[str] = None   # statute … other (pipeline/sources.py DOC_KINDS)
+    version: Optional[str] = None    # the document's version label (2023-12-29, 2020版, 第2版), None if unknown
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "doc_id": self.doc_id, "title": self.title, "source": self.source,
             "page": self.page, "block_id": self.block_id, "section": list(self.section),
             "text": self.text, "start": self.start, "end": self.end, "bbox": self.bbox,
+            "doc_kind": self.doc_kind, "version": self.version,
         }
 
 
@@ -157,6 +160,8 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     id: Optional[str] = None
     trace: Optional[dict[str, Any]] = None
+    # status navigation: [{doc_id, title, section, block_id, summary}] (pipeline/sources.py)
+    navigation: Optional[list[dict[str, Any]]] = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -172,6 +177,8 @@ class Answer:
             "trace_id": self.trace_id,
             "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
         }
+        if self.navigation is not None:
+            d["navigation"] = [dict(x) for x in self.navigation]
         if self.trace is not None:
             d["stages"] = self.trace  # per-stage details, only with trace=True / --trace
         return d

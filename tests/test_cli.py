@@ -8,7 +8,8 @@ from tests.conftest import EXAMPLES
 
 ANSWER_KEYS = {"id", "question", "status", "answer", "value", "evidence", "method", "confidence", "reasoning",
                "trace_id", "timings_ms"}
-EVIDENCE_KEYS = {"doc_id", "title", "source", "page", "block_id", "section", "text", "start", "end", "bbox"}
+EVIDENCE_KEYS = {"doc_id", "title", "source", "page", "block_id", "section", "text", "start", "end", "bbox",
+                 "doc_kind", "version"}  # doc_kind, version: pipeline/sources.py
 
 
 @pytest.fixture(scope="module")

@@ -44,6 +44,19 @@ class Evidence(BaseModel):
     start: int = Field(description="offset of `text` in the block's text")
     end: int
     bbox: Optional[list[float]] = Field(None, description="PDF: [x0, top, x1, bottom] in points")
+    doc_kind: Optional[str] = Field(None, description="statute, administrative_regulation, departmental_rule, "
+                                    "local_regulation, policy_notice, internal_policy, contract, manual or other")
+    version: Optional[str] = Field(None, description="the document's version label (2023-12-29, 2020版, 第2版)")
+
+
+class NavigationItem(BaseModel):
+    """A section an open question may read: status navigation."""
+
+    doc_id: str
+    title: str
+    section: list[str]
+    block_id: str = Field(description="open it with GET /blocks/{block_id}")
+    summary: str = Field(description="the block's first sentence, quoted")
 
 
 class Answer(BaseModel):
@@ -61,6 +74,7 @@ class Answer(BaseModel):
     trace_id: str = Field("", description="the audit record: GET /trace/{trace_id}")
     timings_ms: dict[str, float] = Field(default_factory=dict, description="per stage and total, milliseconds")
     stages: Optional[dict[str, Any]] = Field(None, description="per-stage details; only with trace=true")
+    navigation: Optional[list[NavigationItem]] = Field(None, description="status navigation: the relevant sections")
 
 
 class ErrorDetail(BaseModel):

@@ -40,7 +40,7 @@ def test_answer_matches_the_library_and_the_model(client, tiny_db):
         lib = kb.ask(PROBATION).to_dict()
     skip = {"trace_id", "timings_ms"}
     assert {k: v for k, v in d.items() if k not in skip} == {k: v for k, v in lib.items() if k not in skip}
-    assert set(models.Answer.model_fields) == set(lib) | {"stages"}
+    assert set(models.Answer.model_fields) == set(lib) | {"stages", "navigation"}  # navigation: only on that status
     assert set(models.Evidence.model_fields) == set(lib["evidence"][0])
     assert models.Answer.model_validate(d).value.number == 2
 
@@ -50,7 +50,7 @@ def test_openapi_documents_every_answer_field(client):
     schemas = spec["components"]["schemas"]
     assert set(schemas["Answer"]["properties"]) == {
         "id", "question", "status", "answer", "value", "evidence", "method", "confidence", "reasoning",
-        "trace_id", "timings_ms", "stages"}
+        "trace_id", "timings_ms", "stages", "navigation"}
     assert {"number", "unit", "iso", "min", "max", "items", "value", "text"} <= set(schemas["Value"]["properties"])
     assert schemas["Value"]["properties"]["kind"]["enum"] == [
         "count", "number", "money", "duration", "date", "boolean", "range", "list", "text"]
@@ -348,3 +348,15 @@ def test_warm_up_is_not_recorded(tiny_db, tmp_path):
         c.app.state.service.kb.audit.flush()
         lines = (tmp_path / "audit.jsonl").read_text(encoding="utf-8").splitlines()
         assert [json.loads(ln)["question"] for ln in lines] == [PROBATION]
+
+
+def test_open_question_gets_the_navigation_card_over_http(client, tiny_db):
+    from pipeline import KnowledgeBase
+    d = client.post("/ask", json={"question": "讲讲试用期的规定"}).json()
+    with KnowledgeBase(tiny_db, audit_log=None) as kb:
+        lib = kb.ask("讲讲试用期的规定").to_dict()
+    assert d["status"] == lib["status"] == "navigation" and d["answer"] == ""
+    assert d["navigation"] == lib["navigation"] and d["navigation"]
+    for n in d["navigation"]:
+        assert set(n) == {"doc_id", "title", "section", "block_id", "summary"}
+        assert n["summary"].rstrip("…") in client.get(f"/blocks/{n['block_id']}").json()["text"]

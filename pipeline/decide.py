@@ -1,0 +1,151 @@
+"""Optional LLM decision mode: a configured generator chooses the steps, code checks every one.
+
+The model answers each turn with one JSON object:
+``{"action": "search", "query": "…"}`` · ``{"action": "read", "block_id": "…"}`` ·
+``{"action": "expand", "block_id": "…"}`` (the block and its neighbours) ·
+``{"action": "answer", "answer": "…", "evidence_ids": ["…"]}``.
+The rules hold: a search is never repeated; an answer cites only blocks the model has read; every
+number, code and date of the answer is in the cited blocks (pipeline.generate.grounding); invalid
+JSON is asked for again once, then the decision mode gives up and the rules path answers. Nothing the
+model says becomes an answer without passing those checks.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from .errors import LoopAgentError
+from .types import Block
+
+ACTIONS = ("search", "read", "expand", "answer")
+
+SYSTEM = ("你是法规问答助手，只能通过动作查阅文件。每一轮只输出一个 JSON 对象，不要输出其他文字。动作：\n"
+          '{"action": "search", "query": "检索词"}：检索，返回候选块的 block_id 与开头；同一检索词不能重复；\n'
+          '{"action": "read", "block_id": "…"}：读取一个块的全文；\n'
+          '{"action": "expand", "block_id": "…"}：读取该块及前后相邻的块；\n'
+          '{"action": "answer", "answer": "答案", "evidence_ids": ["…"]}：作答，只能引用读过的块，'
+          "答案中的数字必须出现在引用的块中。找不到依据时回答 未提及。")
+
+
+@dataclass(frozen=True)
+class DecideSettings:
+    """How long the model may drive."""
+
+    max_turns: int = 6
+    max_new_tokens: int = 200
+    results: int = 5          # blocks a search lists
+    read_chars: int = 400     # characters of a block a read returns
+
+    def __post_init__(self) -> None:
+        for name in ("max_turns", "max_new_tokens", "results", "read_chars"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 1:
+                raise LoopAgentError("E303", name=name, value=v, why="must be a positive integer", allowed="1, 2, …")
+
+
+@dataclass
+class Decision:
+    """An accepted answer of the decision mode: its text and the blocks it cites."""
+
+    answer: str
+    blocks: list[Block]
+    steps: list[dict[str, Any]]
+
+
+def parse_action(raw: str) -> Optional[dict[str, Any]]:
+    """The JSON object of a model turn (the first {...} in the text), or None when it is not a valid action."""
+    m = re.search(r"\{.*\}", raw or "", re.S)
+    if not m:
+        return None
+    try:
+        obj = json.loads(m.group(0))
+    except ValueError:
+        return None
+    if not isinstance(obj, dict) or obj.get("action") not in ACTIONS:
+        return None
+    need = {"search": ("query",), "read": ("block_id",), "expand": ("block_id",), "answer": ("answer",)}
+    if any(not isinstance(obj.get(k), str) or not obj[k].strip() for k in need[obj["action"]]):
+        return None
+    if obj["action"] == "answer" and not isinstance(obj.get("evidence_ids", []), list):
+        return None
+    return obj
+
+
+class DecisionMode:
+    """Runs the model's actions over the store; ``search(query_text)`` returns candidate blocks (stage 1)."""
+
+    def __init__(self, generator: Any, store: Any, search: Callable[[str], list[Block]],
+                 settings: Optional[DecideSettings] = None) -> None:
+        self.generator = generator
+        self.store = store
+        self.search = search
+        self.settings = settings or DecideSettings()
+
+    def run(self, question: str) -> tuple[Optional[Decision], list[dict[str, Any]]]:
+        """(the accepted answer or None, every step with what the model asked and what it got)."""
+        from .generate.grounding import check_grounding
+        s = self.settings
+        backend = self.generator.load()
+        messages: list[dict[str, str]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
+        steps: list[dict[str, Any]] = []
+        searched: set[str] = set()
+        read: dict[str, Block] = {}
+        retried = False
+        while len(steps) < s.max_turns:
+            raw, _ = backend.generate(messages, s.max_new_tokens)
+            action = parse_action(raw)
+            if action is None:
+                steps.append({"action": "invalid", "raw": raw[:200]})
+                if retried:
+                    return None, steps  # twice no valid JSON: the rules path answers
+                retried = True
+                messages += [{"role": "assistant", "content": raw},
+                             {"role": "user", "content": "输出不是有效的动作 JSON。请只输出一个 JSON 对象。"}]
+                continue
+            kind = action["action"]
+            if kind == "search":
+                key = re.sub(r"\s+", "", action["query"])
+                if key in searched:
+                    result = f"拒绝：检索词「{action['query']}」已检索过，不能重复检索"
+                else:
+                    searched.add(key)
+                    hits = self.search(action["query"])[:s.results]
+                    result = "\n".join(f"{b.block_id} | {'/'.join(b.section[-2:])} | {b.text[:60]}" for b in hits) \
+                        or "没有结果"
+            elif kind in ("read", "expand"):
+                b = self.store.block(action["block_id"])
+                if b is None:
+                    result = f"拒绝：没有 block_id {action['block_id']}"
+                else:
+                    blocks = [b] if kind == "read" else self.store.doc_blocks(b.doc_id, max(0, b.order - 1), b.order + 2)
+                    for x in blocks:
+                        read[x.block_id] = x
+                    result = "\n".join(f"[{x.block_id}] {x.text[:s.read_chars]}" for x in blocks)
+            else:
+                ids = [str(i) for i in action.get("evidence_ids") or []]
+                unread = [i for i in ids if i not in read]
+                if not ids or unread:
+                    result = "拒绝：答案只能引用读过的块" + (f"（未读：{'、'.join(unread)}）" if unread else "（没有引用）")
+                else:
+                    cited = [read[i] for i in ids]
+                    check = check_grounding(action["answer"], "\n".join(b.text for b in cited), question)
+                    if check.grounded:
+                        steps.append({"action": "answer", "answer": action["answer"], "evidence_ids": ids,
+                                      "result": "采纳"})
+                        return Decision(answer=action["answer"].strip(), blocks=cited, steps=steps), steps
+                    result = f"拒绝：答案未通过依据检查（{check.reason}）"
+            steps.append({**action, "result": result[:300]})
+            messages += [{"role": "assistant", "content": json.dumps(action, ensure_ascii=False)},
+                         {"role": "user", "content": result}]
+        return None, steps
+
+
+def reasons(steps: list[dict[str, Any]]) -> list[str]:
+    """One reasoning line per step of the decision mode."""
+    out = []
+    for i, st in enumerate(steps, 1):
+        what = st.get("query") or st.get("block_id") or st.get("answer") or st.get("raw", "")
+        out.append(f"决策：第{i}步 {st['action']}「{str(what)[:40]}」→ {str(st.get('result', '无效 JSON'))[:60]}")
+    return out

@@ -1,0 +1,209 @@
+"""Sources end to end on documents written here: kinds, versions in force, statute-vs-policy conflicts, navigation."""
+import pytest
+
+from pipeline import KnowledgeBase, LoopAgentError
+from pipeline.rules import RuleSet
+from pipeline.sources import compile_rules, parse_version, profile_document
+
+STATUTE = """# 女职工劳动保护特别规定
+
+2012年4月18日 国务院第200次常务会议通过
+
+<!-- INFO END -->
+
+第七条 女职工生育享受98天产假，其中产前可以休假15天；难产的，增加产假15天。
+
+第八条 女职工产假期间的生育津贴，按照用人单位上年度职工月平均工资的标准由生育保险基金支付。
+"""
+
+HANDBOOK = """# 某某科技公司员工手册
+
+## 第三章 假期
+
+第一条 女职工生育享受产假90天。
+
+第二条 职工每年享受带薪年休假7天。
+"""
+
+LEAVE_LAW = """# 职工带薪年休假条例
+
+<!-- INFO END -->
+
+第三条 职工连续工作满1年的，享受带薪年休假不少于5天。
+"""
+
+OLD = """# 上海市市级城市维护项目管理办法
+
+## 第三章 资金
+
+第十条 项目前期费用补助标准为每个项目3000元。
+
+第十一条 项目验收应当在竣工后30日内完成。
+"""
+
+NEW = OLD.replace("3000元", "5000元")
+
+
+def make_kb(tmp_path, files, kind=None):
+    d = tmp_path / "docs"
+    for name, text in files.items():
+        p = d / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
+    rep = kb.ingest([d], kind=kind)
+    assert rep.failed == 0, rep.lines
+    return kb
+
+
+# --- kinds ------------------------------------------------------------------------------------------
+
+def test_kinds_from_title_header_folder(tmp_path):
+    kb = make_kb(tmp_path, {"行政法规/女职工劳动保护特别规定(2012-04-28).md": STATUTE,
+                            "制度/员工手册.md": HANDBOOK,
+                            "合同/门面房屋租赁合同范本_武汉.md": "# 门面房屋租赁合同范本\n\n第一条 租期一年。\n"})
+    docs = {d["source"]: d["meta"]["source_profile"] for d in kb.store.documents()}
+    assert docs["行政法规/女职工劳动保护特别规定(2012-04-28).md"]["doc_kind"] == "administrative_regulation"
+    assert docs["行政法规/女职工劳动保护特别规定(2012-04-28).md"]["version"] == "2012-04-28"
+    assert docs["制度/员工手册.md"] == {"doc_kind": "internal_policy", "kind_rule": "kind.internal.handbook",
+                                      "instrument": "员工手册", "version": None, "date": None, "edition": None}
+    assert docs["合同/门面房屋租赁合同范本_武汉.md"]["doc_kind"] == "contract"
+
+
+def test_ingest_kind_overrides_the_rules(tmp_path):
+    kb = make_kb(tmp_path, {"说明.md": "# 说明\n\n第一条 本说明自发布之日起施行。\n"}, kind="internal_policy")
+    prof = kb.store.documents()[0]["meta"]["source_profile"]
+    assert (prof["doc_kind"], prof["kind_rule"]) == ("internal_policy", "ingest --kind")
+    assert kb.orchestrator.sources.profile(kb.store.documents()[0]["doc_id"]).kind == "internal_policy"
+
+
+def test_ingest_unknown_kind_is_a_coded_error(tmp_path):
+    kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
+    with pytest.raises(LoopAgentError) as exc:
+        kb.ingest([tmp_path], kind="law")
+    assert exc.value.code == "E303" and "internal_policy" in str(exc.value)
+
+
+def test_doc_kind_rule_without_pattern_is_rejected(tmp_path):
+    (tmp_path / "k.yaml").write_text("kind: doc_kind\nrules:\n  - id: kind.bad\n    doc_kind: statute\n",
+                                     encoding="utf-8")
+    from pipeline.rules import load_rule_file
+    with pytest.raises(LoopAgentError) as exc:
+        load_rule_file(tmp_path / "k.yaml")
+    assert exc.value.code == "E201" and "kind.bad" in str(exc.value) and "title" in str(exc.value)
+
+
+# --- versions ---------------------------------------------------------------------------------------
+
+def test_version_markers_without_metadata_dates():
+    c = compile_rules(RuleSet())
+    old = profile_document(c, "上海市市级城市维护项目管理办法_2020版_沪府规〔2020〕1号",
+                           "政策/上海市市级城市维护项目管理办法_2020版_沪府规〔2020〕1号.md")
+    new = profile_document(c, "上海市市级城市维护项目管理办法", "政策/上海市市级城市维护项目管理办法_2025修订版_沪府规〔2025〕1号.md")
+    assert old.instrument == new.instrument == "上海市市级城市维护项目管理办法"
+    assert (old.label, old.date, new.label, new.date) == ("2020版", (2020, 0, 0), "2025修订版", (2025, 0, 0))
+    assert old.kind == new.kind == "local_regulation"
+    v = parse_version(c.markers, "沁恒WCHNET协议栈库说明_版本1D")
+    assert (v.name, v.label, v.edition) == ("沁恒WCHNET协议栈库说明", "版本1D", ((1, "D"),))
+
+
+@pytest.fixture()
+def versions_kb(tmp_path):
+    # the newer version is ingested first: the version in force comes from the markers, not the order
+    return make_kb(tmp_path, {"政策/上海市市级城市维护项目管理办法_2025修订版_沪府规〔2025〕1号.md": NEW,
+                              "政策/上海市市级城市维护项目管理办法_2020版_沪府规〔2020〕1号.md": OLD})
+
+
+def test_question_without_version_uses_the_version_in_force(versions_kb):
+    a = versions_kb.ask("市级城市维护项目的前期费用补助标准是每个项目多少钱？")
+    assert a.status == "answered", a.reasoning
+    assert a.value == {"kind": "money", "number": 5000, "unit": "元"}
+    ev = a.evidence[0].to_dict()
+    assert (ev["doc_kind"], ev["version"]) == ("local_regulation", "2025修订版")
+    assert "版本：《上海市市级城市维护项目管理办法》采用 2025修订版（现行版本（最新））；库中另有版本：2020版" in a.reasoning
+
+
+@pytest.mark.parametrize("question", ["2020版的市级城市维护项目管理办法规定前期费用补助标准是每个项目多少钱？",
+                                      "修订前的市级城市维护项目管理办法规定前期费用补助标准是每个项目多少钱？"])
+def test_question_naming_a_version_uses_it(versions_kb, question):
+    a = versions_kb.ask(question)
+    assert a.status == "answered", a.reasoning
+    assert a.value == {"kind": "money", "number": 3000, "unit": "元"}
+    assert a.evidence[0].version == "2020版"
+    assert any(r.startswith("版本：《上海市市级城市维护项目管理办法》采用 2020版") and "另有版本：2025修订版" in r
+               for r in a.reasoning)
+
+
+# --- conflicts --------------------------------------------------------------------------------------
+
+def test_handbook_contradicting_a_statute_is_ambiguous(tmp_path):
+    kb = make_kb(tmp_path, {"女职工劳动保护特别规定(2012-04-28).md": STATUTE, "制度/员工手册.md": HANDBOOK})
+    a = kb.ask("女职工生育能休多少天产假？")
+    assert a.status == "ambiguous", a.reasoning
+    assert a.method == "conflict:sources"
+    items = a.value["items"]
+    assert [(i["doc_kind"], i["value"]) for i in items] == [
+        ("administrative_regulation", {"kind": "duration", "number": 98, "unit": "日"}),
+        ("internal_policy", {"kind": "duration", "number": 90, "unit": "日"})]
+    assert [(e.doc_kind, e.text) for e in a.evidence] == [
+        ("administrative_regulation", "女职工生育享受98天产假，其中产前可以休假15天；"),
+        ("internal_policy", "女职工生育享受产假90天。")]
+    assert any("内部制度不能取代法律规定" in r for r in a.reasoning)
+
+
+def test_company_rule_above_a_statutory_floor_is_resolved_by_a_stated_rule(tmp_path):
+    kb = make_kb(tmp_path, {"职工带薪年休假条例(2007-12-14).md": LEAVE_LAW, "制度/员工手册.md": HANDBOOK})
+    a = kb.ask("职工每年享受带薪年休假多少天？")
+    assert a.status == "answered", a.reasoning
+    assert a.value == {"kind": "duration", "number": 7, "unit": "日"}
+    assert [e.doc_kind for e in a.evidence] == ["internal_policy", "administrative_regulation"]
+    assert any(r.startswith("来源冲突已按规则 conflict.statute_floor 处理") for r in a.reasoning)
+
+
+# --- navigation ---------------------------------------------------------------------------------------
+
+def test_open_question_gets_a_navigation_card(tmp_path):
+    kb = make_kb(tmp_path, {"女职工劳动保护特别规定(2012-04-28).md": STATUTE})
+    a = kb.ask("讲讲女职工产假的规定")
+    d = a.to_dict()
+    assert (d["status"], d["answer"], d["method"]) == ("navigation", "", "navigation:nav.open")
+    nav = d["navigation"]
+    assert [(n["section"], n["summary"]) for n in nav] == [
+        (["第七条"], "女职工生育享受98天产假，其中产前可以休假15天；"),
+        (["第八条"], "女职工产假期间的生育津贴，按照用人单位上年度职工月平均工资的标准由生育保险基金支付。")]
+    for n in nav:
+        assert set(n) == {"doc_id", "title", "section", "block_id", "summary"}
+        assert kb.block(n["block_id"]).text.startswith(n["summary"].rstrip("…"))
+
+
+def test_a_value_question_is_not_navigation(tmp_path):
+    kb = make_kb(tmp_path, {"女职工劳动保护特别规定(2012-04-28).md": STATUTE})
+    a = kb.ask("女职工生育有什么规定，享受多少天产假？")
+    assert a.status == "answered" and a.value == {"kind": "duration", "number": 98, "unit": "日"}
+    assert "navigation" not in a.to_dict()
+
+
+def test_cli_ingest_kind_and_the_kind_beside_each_citation(tmp_path, capsys):
+    from pipeline.cli import main
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "休假须知.md").write_text(HANDBOOK.replace("某某科技公司员工手册", "休假须知"), encoding="utf-8")
+    db = str(tmp_path / "kb.sqlite")
+    assert main(["ingest", str(d), "--db", db, "--kind", "internal_policy"]) == 0
+    capsys.readouterr()
+    assert main(["ask", "职工每年享受带薪年休假多少天？", "--db", db, "--audit", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "  依据：休假须知（内部制度） 第三章 假期 > 第二条：职工每年享受带薪年休假7天。" in out
+    assert main(["ask", "讲讲职工带薪年休假的规定", "--db", db, "--audit", "-"]) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("相关章节（原文摘录）：\n  · 休假须知 第三章 假期 > 第二条：职工每年享受带薪年休假7天。\n")
+
+
+def test_comparison_of_two_versions_is_templated(versions_kb):
+    a = versions_kb.ask("市级城市维护项目管理办法规定的前期费用补助标准是每个项目多少钱？2020版和2025修订版有什么不同？")
+    assert a.status == "answered" and a.method == "compare:versions", a.reasoning
+    assert a.answer.startswith("2025修订版将2020版的3000元调整为5000元。")
+    assert [(e.version, e.text) for e in a.evidence] == [("2020版", "项目前期费用补助标准为每个项目3000元。"),
+                                                        ("2025修订版", "项目前期费用补助标准为每个项目5000元。")]
+    assert "对比：2025修订版将2020版的3000元调整为5000元" in a.reasoning
+    assert not [r for r in a.reasoning if r.startswith("版本：")]
