@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -20,11 +21,14 @@ from .errors import LoopAgentError
 from .tokenize import index_tokens
 from .types import Block, Document
 
-SCHEMA_VERSION = 2
+log = logging.getLogger("loopagent")
+
+SCHEMA_VERSION = 3
 SCORE_DECIMALS = 9  # BM25 scores are compared and returned at this precision (same ranking in every store)
 
 # v2: superseded document versions and their blocks are kept (doc_versions, block_history);
-# answer feedback lives in the store. A v1 store is upgraded in place when opened.
+# answer feedback lives in the store. v3: stage-2 sentence parses are persisted (parses).
+# An older store is upgraded in place when opened (no existing row changes).
 # a block's columns, the same in both stores and in the current and superseded-version tables
 BLOCK_COLUMNS = """ord INTEGER NOT NULL,
     type TEXT NOT NULL,
@@ -73,6 +77,15 @@ CREATE TABLE IF NOT EXISTS feedback (
 CREATE INDEX IF NOT EXISTS feedback_trace ON feedback(trace_id);
 """.replace("<BLOCK_COLUMNS>", BLOCK_COLUMNS)
 
+# v3: one compact parse per (parser version, sentence text) key; see pipeline/syntax/parsed.py.
+# The parser version the rows were made with is meta 'parse_version'; a writer with another
+# version empties the table first (parses of an old model are never read: the key differs).
+_SCHEMA_V3 = """
+CREATE TABLE IF NOT EXISTS parses (key BLOB PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
+"""
+PARSE_WRITE_TIMEOUT_MS = 200  # a parse write waits this long for another writer, then stays queued
+PARSE_QUEUE_MAX = 20000       # queued parse rows per connection beyond which new ones are dropped
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents (
@@ -98,7 +111,7 @@ CREATE INDEX IF NOT EXISTS blocks_doc_ord ON blocks(doc_id, ord);
 CREATE INDEX IF NOT EXISTS blocks_clause ON blocks(doc_id, clause);
 CREATE VIRTUAL TABLE IF NOT EXISTS blocks_fts USING fts5(text, section, title, tokenize='unicode61');
 CREATE VIRTUAL TABLE IF NOT EXISTS blocks_vocab USING fts5vocab(blocks_fts, 'row');
-""".replace("<BLOCK_COLUMNS>", BLOCK_COLUMNS) + _SCHEMA_V2
+""".replace("<BLOCK_COLUMNS>", BLOCK_COLUMNS) + _SCHEMA_V2 + _SCHEMA_V3
 
 _BLOCK_COLS = ("rid, block_id, doc_id, ord, type, text, section, clause, page_start, page_end, bbox, "
                "table_header, table_rows, meta")
@@ -187,6 +200,8 @@ class Store:
         finally:
             if c.in_transaction:
                 c.execute("COMMIT")
+            if getattr(self._local, "parse_queue", None):
+                self._flush_parses()  # parses made while answering: written once the read ends
 
     def close(self) -> None:
         c = getattr(self._local, "conn", None)
@@ -223,23 +238,29 @@ class Store:
                 raise
         row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         found = int(row[0]) if row else None
-        if found == 1:
-            self._migrate_v1(c)
+        if found in (1, 2):
+            self._upgrade(c, found)
             return
         if found != SCHEMA_VERSION:
             raise LoopAgentError("E101", db=str(self.path), found=found, expected=SCHEMA_VERSION)
 
-    def _migrate_v1(self, c: sqlite3.Connection) -> None:
-        """v1 → v2: add the version history and feedback tables (no existing row changes)."""
+    def _upgrade(self, c: sqlite3.Connection, found: int) -> None:
+        """v1 → v2 adds the version history and feedback tables, v2 → v3 the parses table; no row changes."""
         c.execute("BEGIN IMMEDIATE")
         try:
-            for stmt in _SCHEMA_V2.split(";"):
+            now = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if int(now[0]) == SCHEMA_VERSION:  # another process upgraded it meanwhile
+                c.execute("COMMIT")
+                return
+            script = (_SCHEMA_V2 if found < 2 else "") + _SCHEMA_V3
+            for stmt in script.split(";"):
                 if stmt.strip():
                     c.execute(stmt)
             c.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            if c.in_transaction:
+                c.execute("ROLLBACK")
             raise
 
     # --- writing ----------------------------------------------------------
@@ -401,6 +422,76 @@ class Store:
         fp = h.hexdigest()[:16]
         self._local.fp = (key, fp)
         return fp
+
+    # --- stored sentence parses (stage 2) ----------------------------------
+    def get_parses(self, keys: list[bytes]) -> dict[bytes, bytes]:
+        """The stored parse blobs of these keys (those present)."""
+        if not keys:
+            return {}
+        out: dict[bytes, bytes] = {}
+        c = self.conn()
+        with self._coded():
+            for i in range(0, len(keys), 500):
+                part = keys[i:i + 500]
+                out.update(c.execute(f"SELECT key, data FROM parses WHERE key IN ({','.join('?' * len(part))})",
+                                     part).fetchall())
+        return out
+
+    def put_parses(self, version: str, rows: list[tuple[bytes, bytes]]) -> int:
+        """Persist parse blobs made by parser ``version``; returns rows written now (0 when queued).
+
+        Inside a read snapshot the rows are queued and written when it ends. A write waits at most
+        PARSE_WRITE_TIMEOUT_MS for another writer; when it cannot write (busy, read-only) the rows stay
+        queued for the next call: answering never fails or blocks because a parse was not stored.
+        """
+        q = getattr(self._local, "parse_queue", None)
+        if q is None:
+            q = self._local.parse_queue = {}
+        for k, blob in rows:
+            if len(q) >= PARSE_QUEUE_MAX:
+                break
+            q[k] = (version, blob)
+        if self.conn().in_transaction:
+            return 0
+        return self._flush_parses()
+
+    def _flush_parses(self) -> int:
+        q: dict[bytes, tuple[str, bytes]] = self._local.parse_queue
+        c = self.conn()
+        if not q or c.in_transaction:
+            return 0
+        by_version: dict[str, list[tuple[bytes, bytes]]] = {}
+        for k, (v, blob) in q.items():
+            by_version.setdefault(v, []).append((k, blob))
+        version, rows = max(by_version.items(), key=lambda kv: len(kv[1]))  # one model per process in practice
+        if not self._write_lock.acquire(timeout=PARSE_WRITE_TIMEOUT_MS / 1000):
+            return 0  # this process is ingesting: later
+        try:
+            c.execute(f"PRAGMA busy_timeout={PARSE_WRITE_TIMEOUT_MS}")
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                row = c.execute("SELECT value FROM meta WHERE key='parse_version'").fetchone()
+                if row is None or row[0] != version:
+                    c.execute("DELETE FROM parses")  # rows of another parser model: never read again
+                    c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('parse_version', ?)", (version,))
+                c.executemany("INSERT OR IGNORE INTO parses(key, data) VALUES (?, ?)", rows)
+                c.execute("COMMIT")
+            except BaseException:
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            log.debug("parses not stored yet (%s); kept for the next write", exc)
+            return 0
+        finally:
+            c.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+            self._write_lock.release()
+        self._local.parse_queue = {}
+        return len(rows)
+
+    def parse_count(self) -> int:
+        """Number of stored sentence parses."""
+        return self.conn().execute("SELECT count(*) FROM parses").fetchone()[0]
 
     # --- feedback ---------------------------------------------------------
     def add_feedback(self, trace_id: str, verdict: str, expected: Optional[str] = None,
