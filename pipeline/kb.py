@@ -172,6 +172,7 @@ class KnowledgeBase:
             raise LoopAgentError("E303", name="kind", value=kind, why="not a document kind", allowed=", ".join(DOC_KINDS))
         t0 = time.perf_counter()
         self.rules.reload()  # the user dictionaries in effect decide the search tokens
+        tokenize.full_dictionary()  # bulk tokenising: jieba's whole dictionary as a plain dict
         was_empty = self.store.stats()["documents"] == 0
         rep = IngestReport()
         by_path, by_source = self.store.source_paths()
@@ -246,6 +247,7 @@ class KnowledgeBase:
     def reindex(self) -> int:
         """Re-tokenise the search index with the current dictionaries (after a user-word change); returns blocks."""
         self.rules.reload()
+        tokenize.full_dictionary()
         n = self.store.reindex()
         self.store.set_meta(INDEX_WORDS_KEY, json.dumps(sorted(tokenize.index_words()), ensure_ascii=False))
         self._index_checked = -1
