@@ -22,7 +22,7 @@ from typing import Any, Iterable, Iterator, Optional
 from urllib.parse import urlsplit, urlunsplit
 
 from .errors import LoopAgentError
-from .store import BLOCK_COLUMNS, SCHEMA_VERSION, SCORE_DECIMALS, _j
+from .store import BLOCK_COLUMNS, SCHEMA_VERSION, SCORE_DECIMALS, DocTokens, _checked_tokens, _j
 from .text import split_sentences
 from .tokenize import index_tokens
 from .types import Block, Document
@@ -266,15 +266,17 @@ class PostgresStore:
         return r["content_hash"] if r else None
 
     def put_document(self, doc: Document, collection: str = "default", _fail_after: Optional[int] = None,
-                     rids: Optional[list[int]] = None) -> str:
+                     rids: Optional[list[int]] = None, tokens: Optional[DocTokens] = None) -> str:
         """Insert or replace ``doc`` and its blocks in one transaction; returns 'added' or 'updated'.
 
-        ``rids`` (migration) keeps the source store's row ids; ``_fail_after`` (tests) raises mid-way.
+        ``rids`` (migration) keeps the source store's row ids; ``tokens`` are :func:`document_tokens`
+        computed by a worker process; ``_fail_after`` (tests) raises mid-way.
         """
-        title_toks = fts_tokens(index_tokens(doc.title))
+        title_idx, block_idx = _checked_tokens(doc, tokens)
+        title_toks = fts_tokens(title_idx)
         rows, new_terms, ntok_total = [], {}, 0
-        for b in doc.blocks:
-            text_toks, sec_toks = fts_tokens(index_tokens(b.text)), fts_tokens(index_tokens(" ".join(b.section)))
+        for b, (text_idx, sec_idx) in zip(doc.blocks, block_idx):
+            text_toks, sec_toks = fts_tokens(text_idx), fts_tokens(sec_idx)
             tsv, n = tsvector_literal([text_toks, sec_toks, title_toks])
             ntok_total += n
             tfs: dict[str, list[int]] = {}

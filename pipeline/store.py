@@ -268,13 +268,15 @@ class Store:
         row = self.conn().execute("SELECT content_hash FROM documents WHERE source=?", (source,)).fetchone()
         return row[0] if row else None
 
-    def put_document(self, doc: Document, collection: str = "default", _fail_after: Optional[int] = None) -> str:
+    def put_document(self, doc: Document, collection: str = "default", _fail_after: Optional[int] = None,
+                     tokens: Optional[DocTokens] = None) -> str:
         """Insert or replace ``doc`` and its blocks in one transaction; returns 'added' or 'updated'.
 
+        ``tokens`` are :func:`document_tokens` of ``doc`` when a worker process computed them already.
         ``_fail_after`` (tests only) raises after that many blocks, to show the rollback.
         """
-        rows = [(b, index_tokens(b.text), index_tokens(" ".join(b.section))) for b in doc.blocks]
-        title_tokens = index_tokens(doc.title)
+        title_tokens, block_tokens = _checked_tokens(doc, tokens)
+        rows = [(b, toks, sec_toks) for b, (toks, sec_toks) in zip(doc.blocks, block_tokens)]
         with self._write_lock, self._coded():
             c = self.conn()
             c.execute("BEGIN IMMEDIATE")
@@ -287,15 +289,19 @@ class Store:
                     (doc.doc_id, doc.source, doc.title, doc.kind, doc.content_hash, doc.version_date,
                      doc.effective_date, collection, json.dumps(doc.meta, ensure_ascii=False), len(doc.blocks),
                      time.time()))
-                for i, (b, toks, sec_toks) in enumerate(rows):
-                    if _fail_after is not None and i >= _fail_after:
-                        raise RuntimeError("simulated crash during ingest")
-                    cur = c.execute(
-                        f"INSERT INTO blocks({_BLOCK_COLS[5:]}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                        (b.block_id, doc.doc_id, b.order, b.type, b.text, _j(b.section), b.clause, b.page_start,
-                         b.page_end, _j(b.bbox), _j(b.table_header), _j(b.table_rows), _j(b.meta) or "{}"))
-                    c.execute("INSERT INTO blocks_fts(rowid, text, section, title) VALUES (?,?,?,?)",
-                              (cur.lastrowid, toks, sec_toks, title_tokens))
+                if _fail_after is not None and _fail_after < len(rows):
+                    rows = rows[:_fail_after]
+                # row ids as SQLite would give them one by one (largest + 1), so both statements go in batches
+                first = c.execute("SELECT coalesce(max(rid), 0) + 1 FROM blocks").fetchone()[0]
+                c.executemany(
+                    f"INSERT INTO blocks(rid, {_BLOCK_COLS[5:]}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [(first + i, b.block_id, doc.doc_id, b.order, b.type, b.text, _j(b.section), b.clause,
+                      b.page_start, b.page_end, _j(b.bbox), _j(b.table_header), _j(b.table_rows), _j(b.meta) or "{}")
+                     for i, (b, _, _) in enumerate(rows)])
+                c.executemany("INSERT INTO blocks_fts(rowid, text, section, title) VALUES (?,?,?,?)",
+                              [(first + i, toks, sec_toks, title_tokens) for i, (_, toks, sec_toks) in enumerate(rows)])
+                if _fail_after is not None and _fail_after < len(doc.blocks):
+                    raise RuntimeError("simulated crash during ingest")
                 c.execute("COMMIT")
             except BaseException:
                 if c.in_transaction:
@@ -610,6 +616,20 @@ class Store:
                 raise
         self._bump()
         return len(rows)
+
+
+DocTokens = tuple[str, list[tuple[str, str]]]  # (title tokens, [(text tokens, section tokens)] per block)
+
+
+def document_tokens(doc: Document) -> DocTokens:
+    """The search tokens of a document's title and of each block's text and section path (what ingest indexes)."""
+    return index_tokens(doc.title), [(index_tokens(b.text), index_tokens(" ".join(b.section))) for b in doc.blocks]
+
+
+def _checked_tokens(doc: Document, tokens: Optional[DocTokens]) -> DocTokens:
+    if tokens is None or len(tokens[1]) != len(doc.blocks):
+        return document_tokens(doc)
+    return tokens
 
 
 def open_store(db: Any, create: bool = True) -> Any:

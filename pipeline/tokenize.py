@@ -69,6 +69,12 @@ def configure(user_dicts: Sequence[Path], stopword_files: Sequence[Path] = ()) -
         return not first
 
 
+def dictionary_files() -> tuple[list[str], list[str]]:
+    """(user dictionaries, stop-word files) in effect, as :func:`configure` takes them (for worker processes)."""
+    get_tokenizer()
+    return [p for p, _ in _files or ()], [p for p, _ in _stop_files]
+
+
 def generation() -> int:
     """Bumped whenever the dictionaries in effect change."""
     return _generation
