@@ -6,6 +6,7 @@ Connections are per thread.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
@@ -14,6 +15,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
@@ -84,7 +86,9 @@ _SCHEMA_V3 = """
 CREATE TABLE IF NOT EXISTS parses (key BLOB PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
 """
 PARSE_WRITE_TIMEOUT_MS = 200  # a parse write waits this long for another writer, then stays queued
-PARSE_QUEUE_MAX = 20000       # queued parse rows per connection beyond which new ones are dropped
+PARSE_QUEUE_MAX = 20000       # queued parse rows beyond which new ones are dropped (parsed again later)
+PARSE_BATCH = 256             # parses made while answering are written in batches of this many rows…
+PARSE_FLUSH_SECONDS = 5.0     # …or when this long has passed since the last write (and on close / exit)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -159,6 +163,10 @@ class Store:
         self._write_lock = threading.Lock()
         self._gen_lock = threading.Lock()
         self._generation = 0
+        self._parse_queue: dict[bytes, tuple[str, bytes]] = {}  # parses waiting to be written
+        self._parse_lock = threading.Lock()
+        self._parse_flushed = time.monotonic()
+        atexit.register(_flush_at_exit, weakref.ref(self))
         if str(self.path) != ":memory:" and self.path.exists() and not self.path.is_file():
             raise LoopAgentError("E109", db=str(self.path), detail="it is a directory" if self.path.is_dir()
                                  else "not a regular file")
@@ -200,10 +208,12 @@ class Store:
         finally:
             if c.in_transaction:
                 c.execute("COMMIT")
-            if getattr(self._local, "parse_queue", None):
-                self._flush_parses()  # parses made while answering: written once the read ends
+            if self._parse_queue:
+                self._flush_parses(force=False)  # parses made while answering: batched writes after the read
 
     def close(self) -> None:
+        if self._parse_queue:
+            self._flush_parses()
         c = getattr(self._local, "conn", None)
         if c is not None:
             c.close()
@@ -446,28 +456,36 @@ class Store:
     def put_parses(self, version: str, rows: list[tuple[bytes, bytes]]) -> int:
         """Persist parse blobs made by parser ``version``; returns rows written now (0 when queued).
 
-        Inside a read snapshot the rows are queued and written when it ends. A write waits at most
+        Outside a read snapshot the rows are written at once. Inside one (answering) they are queued
+        and written after it in batches (PARSE_BATCH rows or PARSE_FLUSH_SECONDS), on :meth:`close`
+        and at exit, so answering does not pay a commit per question. A write waits at most
         PARSE_WRITE_TIMEOUT_MS for another writer; when it cannot write (busy, read-only) the rows stay
-        queued for the next call: answering never fails or blocks because a parse was not stored.
+        queued: answering never fails or blocks because a parse was not stored.
         """
-        q = getattr(self._local, "parse_queue", None)
-        if q is None:
-            q = self._local.parse_queue = {}
-        for k, blob in rows:
-            if len(q) >= PARSE_QUEUE_MAX:
-                break
-            q[k] = (version, blob)
+        with self._parse_lock:
+            for k, blob in rows:
+                if len(self._parse_queue) >= PARSE_QUEUE_MAX:
+                    break
+                self._parse_queue[k] = (version, blob)
         if self.conn().in_transaction:
             return 0
         return self._flush_parses()
 
-    def _flush_parses(self) -> int:
-        q: dict[bytes, tuple[str, bytes]] = self._local.parse_queue
+    def flush_parses(self) -> int:
+        """Write the queued parses now; returns rows written."""
+        return self._flush_parses()
+
+    def _flush_parses(self, force: bool = True) -> int:
         c = self.conn()
-        if not q or c.in_transaction:
-            return 0
+        with self._parse_lock:
+            if not self._parse_queue or c.in_transaction:
+                return 0
+            if not force and len(self._parse_queue) < PARSE_BATCH and \
+                    time.monotonic() - self._parse_flushed < PARSE_FLUSH_SECONDS:
+                return 0
+            queued = dict(self._parse_queue)
         by_version: dict[str, list[tuple[bytes, bytes]]] = {}
-        for k, (v, blob) in q.items():
+        for k, (v, blob) in queued.items():
             by_version.setdefault(v, []).append((k, blob))
         version, rows = max(by_version.items(), key=lambda kv: len(kv[1]))  # one model per process in practice
         if not self._write_lock.acquire(timeout=PARSE_WRITE_TIMEOUT_MS / 1000):
@@ -492,7 +510,10 @@ class Store:
         finally:
             c.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
             self._write_lock.release()
-        self._local.parse_queue = {}
+        with self._parse_lock:
+            for k in queued:  # other versions' rows are dropped: one parser model per store
+                self._parse_queue.pop(k, None)
+            self._parse_flushed = time.monotonic()
         return len(rows)
 
     def parse_count(self) -> int:
@@ -630,6 +651,15 @@ def _checked_tokens(doc: Document, tokens: Optional[DocTokens]) -> DocTokens:
     if tokens is None or len(tokens[1]) != len(doc.blocks):
         return document_tokens(doc)
     return tokens
+
+
+def _flush_at_exit(ref: "weakref.ref[Store]") -> None:
+    store = ref()
+    if store is not None and store._parse_queue:
+        try:
+            store._flush_parses()
+        except Exception:  # exiting: a parse not stored is parsed again next time
+            pass
 
 
 def open_store(db: Any, create: bool = True) -> Any:

@@ -104,7 +104,7 @@ def test_parses_are_persisted_and_read_back_without_parsing(tmp_path):
     db = tmp_path / "kb.sqlite"
     texts = ["试用期不得超过六个月。", "国务院劳动行政部门负责全国劳动合同制度实施的监督管理。"]
     first = Parser()
-    made = first.parse_many(texts, Store(db))
+    made = first.parse_many(texts, Store(db))  # outside a snapshot: written at once
     assert first.misses == 2 and first.stored_hits == 0
     store = Store(db)
     assert store.parse_count() == 2
@@ -118,13 +118,23 @@ def test_parses_are_persisted_and_read_back_without_parsing(tmp_path):
         [(w, d, h) for w, d, h in zip(made[0].words, made[0].deps, made[0].heads)]
 
 
-def test_parses_made_inside_a_snapshot_are_written_when_it_ends(tmp_path):
-    store = Store(tmp_path / "kb.sqlite")
+def test_parses_made_inside_a_snapshot_are_written_in_batches_and_on_close(tmp_path, monkeypatch):
+    import pipeline.store as store_mod
+    db = tmp_path / "kb.sqlite"
+    store = Store(db)
     p = Parser()
     with store.snapshot():
         p.parse_many(["用人单位应当依法缴纳社会保险费。"], store)
         assert store.conn().in_transaction
-    assert store.parse_count() == 1
+    assert store.parse_count() == 0 and len(store._parse_queue) == 1  # one row: waits for a batch
+    monkeypatch.setattr(store_mod, "PARSE_BATCH", 2)
+    with store.snapshot():
+        p.parse_many(["劳动者有权依法参加和组织工会。"], store)
+    assert store.parse_count() == 2 and not store._parse_queue  # the batch is full: written after the read
+    with store.snapshot():
+        p.parse_many(["工会代表职工的利益。"], store)
+    store.close()
+    assert Store(db).parse_count() == 3  # close writes what is queued
 
 
 def test_another_model_version_replaces_the_stored_parses(tmp_path):
@@ -148,7 +158,7 @@ def test_busy_store_keeps_parses_queued_and_answers_go_on(tmp_path):
     assert "".join(got[0].words) == "用人单位应当依法缴纳社会保险费。"  # parsed although the write could not happen
     assert store.parse_count() == 0
     holder.execute("ROLLBACK")
-    assert store.put_parses(p.version, []) == 1  # the queued row goes with the next write
+    assert store.flush_parses() == 1  # the queued row goes with the next write
     assert store.parse_count() == 1
 
 
@@ -173,6 +183,7 @@ def test_orchestrator_answers_from_stored_parses_identically(tmp_path):
     kb.orchestrator.syntax.parser = P()  # a parser of its own: the process-wide one may hold these parses
     q = "劳动合同期限三个月以上不满一年的，试用期最长多久？"
     a1 = kb.ask(q, trace=True)
+    kb.store.flush_parses()
     assert kb.store.parse_count() > 0
     kb2 = KnowledgeBase(db)
     kb2.orchestrator.syntax.parser = P()
