@@ -72,7 +72,7 @@ def cmd_ingest(args) -> int:
         print(f"removed {n} of {len(args.paths)} documents (all versions)")
         return 0 if n else 1
     rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password, kind=args.kind,
-                    follow_symlinks=args.follow_symlinks, jobs=args.jobs,
+                    follow_symlinks=args.follow_symlinks, jobs=args.jobs, parse=args.parse,
                     progress=sys.stderr.isatty())  # a bar on a terminal only: quiet in pipes and CI
     for line in rep.lines:
         print(terminal_safe(line), file=sys.stderr)  # one coded line each: a file name cannot start another
@@ -423,6 +423,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--jobs", "-j", type=_positive_int, default=_default_jobs(),
                     help="files parsed and tokenised at once in worker processes (default: the number of "
                          "cores, at most 8); the store is the same for any value")
+    sp.add_argument("--parse", action="store_true",
+                    help="parse and store the new documents' sentences for stage 2 now, not at first questions")
     embed_args(sp)
     sp.set_defaults(func=cmd_ingest)
 

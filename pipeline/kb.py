@@ -50,6 +50,7 @@ class IngestReport:
     maturity: dict[str, int] = field(default_factory=dict)  # source -> structural maturity 0-100 (PDFs)
     embedded: int = 0  # blocks given a vector (embeddings on; unchanged texts keep theirs)
     bytes: int = 0  # size of the files ingested (added or updated)
+    parsed: int = 0  # sentences parsed and stored for stage 2 (ingest(parse=True))
 
     @property
     def ingested(self) -> int:
@@ -59,6 +60,7 @@ class IngestReport:
         return (f"docs added {self.added}, updated {self.updated}, skipped {self.skipped}, failed {self.failed}"
                 + (f", removed {self.removed}" if self.removed else "")
                 + f"; blocks {self.blocks}" + (f", embedded {self.embedded}" if self.embedded else "")
+                + (f", sentences parsed {self.parsed}" if self.parsed else "")
                 + f"; {self.seconds:.2f} s"
                 + (f", {self.bytes / 1e6 / self.seconds:.2f} MB/s" if self.bytes and self.seconds > 0 else ""))
 
@@ -153,7 +155,8 @@ class KnowledgeBase:
     # --- ingest ----------------------------------------------------------------
     def ingest(self, paths: Iterable[str | Path], collection: str = "default", force: bool = False,
                password: Optional[str] = None, follow_symlinks: bool = False,
-               progress: bool = False, kind: Optional[str] = None, jobs: int = 1) -> IngestReport:
+               progress: bool = False, kind: Optional[str] = None, jobs: int = 1,
+               parse: bool = False) -> IngestReport:
         """Ingest files and directories (recursively); unchanged files are skipped, bad ones reported.
 
         Each file is parsed under ``self.limits`` (size, pages, time: a file over a limit is
@@ -166,7 +169,8 @@ class KnowledgeBase:
 
         ``jobs`` > 1 parses and tokenises that many files at once in worker processes; documents
         still go into the store one transaction each, in file order, so the store (row ids
-        included) is the same as with one job.
+        included) is the same as with one job. ``parse`` parses and stores the sentences of the
+        ingested documents for stage 2 now (:meth:`fill_parses`) instead of at their first question.
         """
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]  # one path, not its characters
@@ -201,6 +205,7 @@ class KnowledgeBase:
             return source, raw, skip
 
         pool = _WorkerPool(self, jobs) if parallel else None
+        ingested_ids: list[str] = []
         ahead: dict[int, Any] = {}  # file number -> (source it was parsed under, future)
         try:
             for n, (path, source, skip) in enumerate(files):
@@ -241,6 +246,7 @@ class KnowledgeBase:
                         by_path[real], by_source[source] = source, real
                     rep.blocks += len(result.document.blocks)
                     rep.bytes += len(raw or b"")
+                    ingested_ids.append(result.document.doc_id)
                     rep.lines += result.warnings
                     maturity = result.document.meta.get("maturity")
                     if isinstance(maturity, dict) and "score" in maturity:
@@ -272,8 +278,20 @@ class KnowledgeBase:
             self.store.set_meta(INDEX_WORDS_KEY, json.dumps(sorted(tokenize.index_words()), ensure_ascii=False))
         if rep.ingested and hasattr(self.semantic, "update"):
             rep.embedded = self.semantic.update(progress=progress)
+        if parse and ingested_ids:
+            rep.parsed = self.fill_parses(ingested_ids, progress=progress)
         rep.seconds = time.perf_counter() - t0
         return rep
+
+    def fill_parses(self, doc_ids: Optional[list[str]] = None, progress: bool = False) -> int:
+        """Parse and store the sentences stage 2 may match, of these documents (default: all), so that no
+        question parses; returns the sentences parsed (0 with the parser off or unavailable)."""
+        syntax = self.orchestrator.syntax
+        if syntax is None:
+            return 0
+        ids = doc_ids if doc_ids is not None else [d["doc_id"] for d in self.store.documents()]
+        blocks = [b for d in ids for b in self.store.doc_blocks(d)]
+        return syntax.fill(blocks, progress=progress)
 
     @staticmethod
     def _source_key(path: Path, source: str, by_path: dict[str, str], by_source: dict[str, str],

@@ -151,6 +151,30 @@ class SyntaxStage:
         self.parser.parse("用人单位应当依法缴纳社会保险费。")
         return time.perf_counter() - t0
 
+    def fill(self, blocks: list[Any], batch: int = 128, progress: bool = False) -> int:
+        """Parse and store now every sentence of ``blocks`` that stage 2 may match (at most ``max_chars``
+        characters), so no question has to parse; returns the number parsed (stored ones are skipped)."""
+        sentences_of, _ = _shared_helpers()
+        texts = list(dict.fromkeys(s.text for b in blocks for s in sentences_of(b)
+                                   if s.text and len(s.text) <= self.settings.max_chars))
+        bar = None
+        if progress and texts:
+            try:
+                from tqdm import tqdm
+                bar = tqdm(total=len(texts), unit="sent", desc="parse", leave=False, dynamic_ncols=True)
+            except ImportError:
+                bar = None
+        before = self.parser.misses
+        for i in range(0, len(texts), batch):
+            self.parser.parse_many(texts[i:i + batch], self.store)
+            if bar is not None:
+                bar.update(len(texts[i:i + batch]))
+        if bar is not None:
+            bar.close()
+        if self.store is not None and hasattr(self.store, "flush_parses"):
+            self.store.flush_parses()
+        return self.parser.misses - before
+
     # --- the stage ------------------------------------------------------------------
     def run(self, query: Query, candidates: list[Candidate], max_anchors: int = 3) -> list[Anchor]:
         """Return up to ``max_anchors`` anchors, best first (empty when no sentence shares a term)."""

@@ -194,3 +194,25 @@ def test_orchestrator_answers_from_stored_parses_identically(tmp_path):
     assert a1.status == "answered" and a1.value == {"kind": "duration", "number": 1, "unit": "月"}
     assert [(x["text"], x["pattern"]) for x in a2.trace["syntax"]["anchors"]] == \
         [(x["text"], x["pattern"]) for x in a1.trace["syntax"]["anchors"]]
+
+
+def test_ingest_with_parse_fills_the_store_so_questions_parse_nothing(tmp_path):
+    from pipeline.kb import KnowledgeBase
+    from pipeline.syntax.parser import Parser as P
+    plain = KnowledgeBase(tmp_path / "plain.sqlite", audit_log=None)
+    plain.ingest([LAW])
+    plain.orchestrator.syntax.parser = P()
+    q = "劳动合同期限三个月以上不满一年的，试用期最长多久？"
+    expected = plain.ask(q, trace=True)
+    kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
+    kb.orchestrator.syntax.parser = P()
+    rep = kb.ingest([LAW], parse=True)
+    assert rep.parsed == kb.store.parse_count() > 200 and "sentences parsed" in rep.summary()
+    assert kb.fill_parses() == 0  # all stored already
+    fresh = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
+    fresh.orchestrator.syntax.parser = P()
+    got = fresh.ask(q, trace=True)
+    assert fresh.orchestrator.syntax.parser.misses == 0 and fresh.orchestrator.syntax.parser._nlp is None
+    assert (got.status, got.value) == (expected.status, expected.value)
+    assert [(x["text"], x["pattern"], x["score"]) for x in got.trace["syntax"]["anchors"]] == \
+        [(x["text"], x["pattern"], x["score"]) for x in expected.trace["syntax"]["anchors"]]
