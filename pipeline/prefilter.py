@@ -195,6 +195,7 @@ class Prefilter:
         places = query.constraints.get("places") or []
         where = jurisdiction(self.store, place_suffixes(self.rules)) if places else None
         chosen = self.question_lexicon(query, lex)
+        by_length = sorted(query.weights, key=len, reverse=True)
         for rid, b in blocks.items():
             score, breakdown = self.score_block(query, b, lex, chosen)
             bms = bm.get(rid, 0.0) / top_bm if top_bm > 0 else 0.0
@@ -204,8 +205,8 @@ class Prefilter:
                 score += 2.0
                 breakdown["direct"] = True
             phrase = _longest_shared(query.text, b.text)
-            rest = phrase
-            for t in sorted(query.weights, key=len, reverse=True):
+            rest = phrase if len(phrase) >= 4 else ""
+            for t in by_length if rest else ():
                 rest = rest.replace(t, "")
             # the question repeats the document's construction (处分分为, 是指), not just its nouns
             if len(phrase) >= 4 and rest:

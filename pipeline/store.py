@@ -688,5 +688,5 @@ def _block_row(r: sqlite3.Row) -> Block:
         bbox=json.loads(r["bbox"]) if r["bbox"] else None,
         table_header=json.loads(r["table_header"]) if r["table_header"] else None,
         table_rows=json.loads(r["table_rows"]) if r["table_rows"] else None,
-        meta=json.loads(r["meta"] or "{}"),
+        meta=json.loads(r["meta"]) if r["meta"] and r["meta"] != "{}" else {},
     )

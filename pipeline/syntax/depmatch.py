@@ -207,25 +207,48 @@ class CompiledAlternative:
         self.ids = [rel["RIGHT_ID"] for rel in pattern]
         pos = {name: k for k, name in enumerate(self.ids)}
         self.tests = [compile_node(rel.get("RIGHT_ATTRS", {})) or [] for rel in pattern]
-        self.edges = [(pos[rel["LEFT_ID"]], OPS[rel["REL_OP"]], pos[rel["RIGHT_ID"]]) for rel in pattern[1:]]
+        self.edges = [(pos[rel["LEFT_ID"]], rel["REL_OP"], pos[rel["RIGHT_ID"]]) for rel in pattern[1:]]
+        # the node attributes as a hashable key: alternatives of one rule share their candidate tokens
+        self.node_key = tuple(repr(sorted(rel.get("RIGHT_ATTRS", {}).items())) for rel in pattern)
 
 
-def _token_ok(p: Parsed, cols: dict[str, list[str]], tests: list[tuple[str, Test]], i: int) -> bool:
-    return all(t(cols[c][i]) for c, t in tests)
+class MatchState:
+    """What one sentence's matching computes once and every rule reuses: roots, candidate tokens per
+    node attributes, operator results per (operator, token) (as spaCy caches them per call)."""
+
+    def __init__(self, p: Parsed) -> None:
+        self.p = p
+        n = len(p)
+        self.roots = [_root(p, i) for i in range(n)]
+        self.cols = {"words": p.words, "pos": p.pos, "tags": p.tags, "deps": p.deps}
+        self._cands: dict[str, list[int]] = {}
+        self._ops: dict[tuple[str, int], frozenset[int]] = {}
+
+    def candidates(self, key: str, tests: list[tuple[str, Test]]) -> list[int]:
+        got = self._cands.get(key)
+        if got is None:
+            if any(c == "lower" for c, _ in tests) and "lower" not in self.cols:
+                self.cols["lower"] = [w.lower() for w in self.p.words]
+            cols = self.cols
+            got = self._cands[key] = [i for i in range(len(self.p)) if all(t(cols[c][i]) for c, t in tests)]
+        return got
+
+    def op(self, name: str, i: int) -> frozenset[int]:
+        got = self._ops.get((name, i))
+        if got is None:
+            got = self._ops[(name, i)] = frozenset(OPS[name](self.p, i))
+        return got
 
 
-def match_alternative(p: Parsed, alt: CompiledAlternative) -> list[list[int]]:
+def match_alternative(p: Parsed, alt: CompiledAlternative, state: Optional[MatchState] = None) -> list[list[int]]:
     """Every token assignment (in node order) of one pattern on ``p``."""
-    n = len(p)
-    if n == 0:
+    if len(p) == 0:
         return []
-    cols = {"words": p.words, "lower": [w.lower() for w in p.words] if any(c == "lower" for t in alt.tests
-                                                                             for c, _ in t) else p.words,
-            "pos": p.pos, "tags": p.tags, "deps": p.deps}
-    cand = [[i for i in range(n) if _token_ok(p, cols, t, i)] for t in alt.tests]
+    st = state or MatchState(p)
+    cand = [st.candidates(k, t) for k, t in zip(alt.node_key, alt.tests)]
     if any(not c for c in cand):
         return []
-    roots = [_root(p, i) for i in range(n)]
+    roots = st.roots
     out: list[list[int]] = []
     k = len(alt.ids)
     # each edge adds its right node to a placed left node (rules are trees, edges ordered outwards)
@@ -237,7 +260,7 @@ def match_alternative(p: Parsed, alt: CompiledAlternative) -> list[list[int]]:
             out.append(list(assign))
             return
         left, op = edge_of[j]
-        allowed = set(op(p, assign[left]))
+        allowed = st.op(op, assign[left])
         root = roots[assign[0]]
         for i in cand[j]:
             if i in allowed and roots[i] == root:

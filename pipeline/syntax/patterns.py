@@ -235,11 +235,12 @@ class PatternSet:
         bounded_only = ntok > self.max_tokens
         raw: list[tuple[str, list[int]]] = []
         if self.pure:
+            state = depmatch.MatchState(parsed) if ntok else None
             for p in group:
                 if bounded_only and p.unbounded:
                     continue
                 for alt in self._compiled[p.id]:
-                    raw += [(p.id, ids) for ids in depmatch.match_alternative(parsed, alt)]
+                    raw += [(p.id, ids) for ids in depmatch.match_alternative(parsed, alt, state)]
         else:
             full, bounded = self._matchers.get(qtype, self._matchers[None])
             matcher = bounded if bounded_only else full
