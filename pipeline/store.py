@@ -6,7 +6,6 @@ Connections are per thread.
 """
 from __future__ import annotations
 
-import atexit
 import contextlib
 import hashlib
 import json
@@ -166,7 +165,8 @@ class Store:
         self._parse_queue: dict[bytes, tuple[str, bytes]] = {}  # parses waiting to be written
         self._parse_lock = threading.Lock()
         self._parse_flushed = time.monotonic()
-        atexit.register(_flush_at_exit, weakref.ref(self))
+        # what is still queued when the store is dropped without close(), or at exit, is written then
+        weakref.finalize(self, _write_queued, str(self.path), self._parse_queue)
         if str(self.path) != ":memory:" and self.path.exists() and not self.path.is_file():
             raise LoopAgentError("E109", db=str(self.path), detail="it is a directory" if self.path.is_dir()
                                  else "not a regular file")
@@ -484,26 +484,11 @@ class Store:
                     time.monotonic() - self._parse_flushed < PARSE_FLUSH_SECONDS:
                 return 0
             queued = dict(self._parse_queue)
-        by_version: dict[str, list[tuple[bytes, bytes]]] = {}
-        for k, (v, blob) in queued.items():
-            by_version.setdefault(v, []).append((k, blob))
-        version, rows = max(by_version.items(), key=lambda kv: len(kv[1]))  # one model per process in practice
         if not self._write_lock.acquire(timeout=PARSE_WRITE_TIMEOUT_MS / 1000):
             return 0  # this process is ingesting: later
         try:
             c.execute(f"PRAGMA busy_timeout={PARSE_WRITE_TIMEOUT_MS}")
-            c.execute("BEGIN IMMEDIATE")
-            try:
-                row = c.execute("SELECT value FROM meta WHERE key='parse_version'").fetchone()
-                if row is None or row[0] != version:
-                    c.execute("DELETE FROM parses")  # rows of another parser model: never read again
-                    c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('parse_version', ?)", (version,))
-                c.executemany("INSERT OR IGNORE INTO parses(key, data) VALUES (?, ?)", rows)
-                c.execute("COMMIT")
-            except BaseException:
-                if c.in_transaction:
-                    c.execute("ROLLBACK")
-                raise
+            written = _write_parses(c, queued)
         except sqlite3.Error as exc:
             log.debug("parses not stored yet (%s); kept for the next write", exc)
             return 0
@@ -514,7 +499,7 @@ class Store:
             for k in queued:  # other versions' rows are dropped: one parser model per store
                 self._parse_queue.pop(k, None)
             self._parse_flushed = time.monotonic()
-        return len(rows)
+        return written
 
     def parse_count(self) -> int:
         """Number of stored sentence parses."""
@@ -653,13 +638,41 @@ def _checked_tokens(doc: Document, tokens: Optional[DocTokens]) -> DocTokens:
     return tokens
 
 
-def _flush_at_exit(ref: "weakref.ref[Store]") -> None:
-    store = ref()
-    if store is not None and store._parse_queue:
+def _write_parses(c: sqlite3.Connection, queued: dict[bytes, tuple[str, bytes]]) -> int:
+    """Write queued parse rows in one transaction on ``c``; returns rows written. Rows of the parser
+    version with most rows win (one model per process in practice); a new version empties the table."""
+    by_version: dict[str, list[tuple[bytes, bytes]]] = {}
+    for k, (v, blob) in queued.items():
+        by_version.setdefault(v, []).append((k, blob))
+    version, rows = max(by_version.items(), key=lambda kv: len(kv[1]))
+    c.execute("BEGIN IMMEDIATE")
+    try:
+        row = c.execute("SELECT value FROM meta WHERE key='parse_version'").fetchone()
+        if row is None or row[0] != version:
+            c.execute("DELETE FROM parses")  # rows of another parser model: never read again
+            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('parse_version', ?)", (version,))
+        c.executemany("INSERT OR IGNORE INTO parses(key, data) VALUES (?, ?)", rows)
+        c.execute("COMMIT")
+    except BaseException:
+        if c.in_transaction:
+            c.execute("ROLLBACK")
+        raise
+    return len(rows)
+
+
+def _write_queued(path: str, queue: dict[bytes, tuple[str, bytes]]) -> None:
+    """Finalizer of a Store: write the parses still queued, on a connection of its own."""
+    if not queue or path == ":memory:":
+        return
+    try:
+        c = sqlite3.connect(path, timeout=PARSE_WRITE_TIMEOUT_MS / 1000, isolation_level=None)
         try:
-            store._flush_parses()
-        except Exception:  # exiting: a parse not stored is parsed again next time
-            pass
+            _write_parses(c, dict(queue))
+            queue.clear()
+        finally:
+            c.close()
+    except Exception:  # dropped or exiting: a parse not stored is parsed again next time
+        pass
 
 
 def open_store(db: Any, create: bool = True) -> Any:

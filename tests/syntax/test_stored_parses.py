@@ -216,3 +216,15 @@ def test_ingest_with_parse_fills_the_store_so_questions_parse_nothing(tmp_path):
     assert (got.status, got.value) == (expected.status, expected.value)
     assert [(x["text"], x["pattern"], x["score"]) for x in got.trace["syntax"]["anchors"]] == \
         [(x["text"], x["pattern"], x["score"]) for x in expected.trace["syntax"]["anchors"]]
+
+
+def test_a_store_dropped_without_close_writes_its_queued_parses(tmp_path):
+    import gc
+    db = tmp_path / "kb.sqlite"
+    store = Store(db)
+    with store.snapshot():
+        Parser().parse_many(["用人单位应当依法缴纳社会保险费。"], store)
+    assert len(store._parse_queue) == 1
+    del store
+    gc.collect()
+    assert Store(db).parse_count() == 1
