@@ -42,6 +42,25 @@ def _embed_mode(args) -> Optional[str]:
     return "off" if getattr(args, "no_embed", False) else getattr(args, "embed", None)
 
 
+def _default_jobs() -> int:
+    """Ingest workers by default: the cores this process may use, at most 8."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(8, n))
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive whole number")
+    return n
+
+
 def cmd_ingest(args) -> int:
     kb = KnowledgeBase(args.db, audit_log=None, config=_config(args), embed=_embed_mode(args))
     if args.remove:
@@ -53,8 +72,8 @@ def cmd_ingest(args) -> int:
         print(f"removed {n} of {len(args.paths)} documents (all versions)")
         return 0 if n else 1
     rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password, kind=args.kind,
-                    follow_symlinks=args.follow_symlinks,
-                    progress=sys.stderr.isatty())
+                    follow_symlinks=args.follow_symlinks, jobs=args.jobs, parse=args.parse,
+                    progress=sys.stderr.isatty())  # a bar on a terminal only: quiet in pipes and CI
     for line in rep.lines:
         print(terminal_safe(line), file=sys.stderr)  # one coded line each: a file name cannot start another
     for source, score in sorted(rep.maturity.items()):
@@ -401,6 +420,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--password", help="password for encrypted PDFs in this batch")
     sp.add_argument("--follow-symlinks", action="store_true",
                     help="also ingest files that symbolic links point to outside the given folders")
+    sp.add_argument("--jobs", "-j", type=_positive_int, default=_default_jobs(),
+                    help="files parsed and tokenised at once in worker processes (default: the number of "
+                         "cores, at most 8); the store is the same for any value")
+    sp.add_argument("--parse", action="store_true",
+                    help="parse and store the new documents' sentences for stage 2 now, not at first questions")
     embed_args(sp)
     sp.set_defaults(func=cmd_ingest)
 

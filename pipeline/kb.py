@@ -16,6 +16,7 @@ from .config import Settings
 from .errors import LoopAgentError, message
 from .fold import fold_document
 from .ingest import IngestLimits, ParseWorker, iter_files, read_bytes
+from .ingest.limits import fork_available
 from .ingest.base import content_hash
 from .orchestrator import AskSettings, Orchestrator
 from .rules import RuleSet
@@ -48,6 +49,8 @@ class IngestReport:
     lines: list[str] = field(default_factory=list)
     maturity: dict[str, int] = field(default_factory=dict)  # source -> structural maturity 0-100 (PDFs)
     embedded: int = 0  # blocks given a vector (embeddings on; unchanged texts keep theirs)
+    bytes: int = 0  # size of the files ingested (added or updated)
+    parsed: int = 0  # sentences parsed and stored for stage 2 (ingest(parse=True))
 
     @property
     def ingested(self) -> int:
@@ -57,7 +60,9 @@ class IngestReport:
         return (f"docs added {self.added}, updated {self.updated}, skipped {self.skipped}, failed {self.failed}"
                 + (f", removed {self.removed}" if self.removed else "")
                 + f"; blocks {self.blocks}" + (f", embedded {self.embedded}" if self.embedded else "")
-                + f"; {self.seconds:.2f} s")
+                + (f", sentences parsed {self.parsed}" if self.parsed else "")
+                + f"; {self.seconds:.2f} s"
+                + (f", {self.bytes / 1e6 / self.seconds:.2f} MB/s" if self.bytes and self.seconds > 0 else ""))
 
 
 class KnowledgeBase:
@@ -100,6 +105,7 @@ class KnowledgeBase:
         self.store = open_store(db, create=create)  # a SQLite file or a postgresql:// URL
         self.limits = limits or IngestLimits()  # what one ingested file may cost
         self._worker = ParseWorker()  # parses each file in a watched child process
+        self._workers: list[ParseWorker] = []  # more of them for ingest(jobs=N)
         self.rules = RuleSet(rules_dirs, settings=self.config)
         self.audit = AuditLog(audit_log)
         self.settings = settings or AskSettings()
@@ -149,7 +155,8 @@ class KnowledgeBase:
     # --- ingest ----------------------------------------------------------------
     def ingest(self, paths: Iterable[str | Path], collection: str = "default", force: bool = False,
                password: Optional[str] = None, follow_symlinks: bool = False,
-               progress: bool = False, kind: Optional[str] = None) -> IngestReport:
+               progress: bool = False, kind: Optional[str] = None, jobs: int = 1,
+               parse: bool = False) -> IngestReport:
         """Ingest files and directories (recursively); unchanged files are skipped, bad ones reported.
 
         Each file is parsed under ``self.limits`` (size, pages, time: a file over a limit is
@@ -159,6 +166,11 @@ class KnowledgeBase:
         embeddings on, the new blocks are embedded at the end (``progress``: a bar on stderr).
         ``kind`` gives every document of the batch that document kind (statute, internal_policy, …;
         pipeline.sources.DOC_KINDS) instead of the routing rules of rules/sources/doc_kinds.yaml.
+
+        ``jobs`` > 1 parses and tokenises that many files at once in worker processes; documents
+        still go into the store one transaction each, in file order, so the store (row ids
+        included) is the same as with one job. ``parse`` parses and stores the sentences of the
+        ingested documents for stage 2 now (:meth:`fill_parses`) instead of at their first question.
         """
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]  # one path, not its characters
@@ -170,32 +182,71 @@ class KnowledgeBase:
             raise TypeError(f"collection must be a non-empty str, not {collection!r}")
         if kind is not None and kind not in DOC_KINDS:
             raise LoopAgentError("E303", name="kind", value=kind, why="not a document kind", allowed=", ".join(DOC_KINDS))
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise LoopAgentError("E303", name="jobs", value=jobs, why="not a positive integer",
+                                 allowed="1, 2, … (worker processes)")
         t0 = time.perf_counter()
         self.rules.reload()  # the user dictionaries in effect decide the search tokens
+        tokenize.full_dictionary()  # bulk tokenising: jieba's whole dictionary as a plain dict
         was_empty = self.store.stats()["documents"] == 0
         rep = IngestReport()
         by_path, by_source = self.store.source_paths()
+        files = list(iter_files(paths, follow_symlinks=follow_symlinks))
+        parallel = jobs > 1 and self.limits.isolate and fork_available() and len(files) > 1
+        index = tokenize.dictionary_files() if parallel else None
+        bar = _progress_bar(files, progress)
+
+        def prepare(path: Path, source: str, state_rep: IngestReport) -> tuple[str, Optional[bytes], bool]:
+            """(source name, bytes, skip?) as the store stands now."""
+            raw = read_bytes(path) if path.is_file() else None  # read once: hash and parse
+            if raw is not None:
+                source = self._source_key(path, source, by_path, by_source, state_rep)
+            skip = not force and raw is not None and self.store.document_hash(source) == content_hash(raw)
+            return source, raw, skip
+
+        pool = _WorkerPool(self, jobs) if parallel else None
+        ingested_ids: list[str] = []
+        ahead: dict[int, Any] = {}  # file number -> (source it was parsed under, future)
         try:
-            for path, source, skip in iter_files(paths, follow_symlinks=follow_symlinks):
+            for n, (path, source, skip) in enumerate(files):
+                if pool is not None:  # keep the workers busy on the next files (sources guessed from the store now)
+                    for m in range(n, min(len(files), n + 2 * jobs)):
+                        if m not in ahead and not files[m][2]:
+                            try:
+                                guess, raw_m, skip_m = prepare(files[m][0], files[m][1], IngestReport())
+                            except Exception:
+                                ahead[m] = None  # reported when its turn comes
+                                continue
+                            ahead[m] = None if skip_m or raw_m is None else (
+                                guess, pool.submit(files[m][0], guess, password, raw_m, index))
                 if skip:
                     rep.lines.append(skip)
                     rep.failed += 1
+                    _tick(bar, path)
                     continue
                 try:
-                    raw = read_bytes(path) if path.is_file() else None  # read once: hash and parse
-                    if raw is not None:
-                        source = self._source_key(path, source, by_path, by_source, rep)
-                    if not force and raw is not None and self.store.document_hash(source) == content_hash(raw):
+                    source, raw, unchanged = prepare(path, source, rep)
+                    if unchanged:
                         rep.skipped += 1
                         continue
-                    result = self._worker.parse(path, source, password, raw, self.limits)
-                    fold_document(result.document)  # Traditional characters: matched as Simplified, quoted as written
+                    tokens = None
+                    early = ahead.pop(n, None)
+                    if early is not None and early[0] == source:
+                        result, tokens = early[1].result()
+                    elif pool is not None:  # another file of this batch took the guessed name: parse again
+                        result, tokens = pool.submit(path, source, password, raw, index).result()
+                    else:
+                        result = self._worker.parse(path, source, password, raw, self.limits)
+                    if tokens is None:  # (folded in the worker when it tokenised)
+                        fold_document(result.document)  # Traditional characters: matched as Simplified, quoted as written
                     annotate_document(result.document, self.rules, kind)  # document kind, instrument, version
-                    status = self.store.put_document(result.document, collection=collection)
+                    status = self.store.put_document(result.document, collection=collection, tokens=tokens)
                     real = result.document.meta.get("path")
                     if real:
                         by_path[real], by_source[source] = source, real
                     rep.blocks += len(result.document.blocks)
+                    rep.bytes += len(raw or b"")
+                    ingested_ids.append(result.document.doc_id)
                     rep.lines += result.warnings
                     maturity = result.document.meta.get("maturity")
                     if isinstance(maturity, dict) and "score" in maturity:
@@ -214,15 +265,33 @@ class KnowledgeBase:
                 except Exception as exc:  # a parser bug on one file must not abort the batch
                     rep.failed += 1
                     rep.lines.append(message("E005", path=quote_path(path), detail=f"{type(exc).__name__}: {exc}"))
+                finally:
+                    _tick(bar, path)
         finally:
+            if pool is not None:
+                pool.shutdown()
+            if bar is not None:
+                bar.close()
             if self._orch is not None:
                 self._orch.analyzer.invalidate()
         if rep.ingested and (was_empty or self.store.get_meta(INDEX_WORDS_KEY) is None):
             self.store.set_meta(INDEX_WORDS_KEY, json.dumps(sorted(tokenize.index_words()), ensure_ascii=False))
         if rep.ingested and hasattr(self.semantic, "update"):
             rep.embedded = self.semantic.update(progress=progress)
+        if parse and ingested_ids:
+            rep.parsed = self.fill_parses(ingested_ids, progress=progress)
         rep.seconds = time.perf_counter() - t0
         return rep
+
+    def fill_parses(self, doc_ids: Optional[list[str]] = None, progress: bool = False) -> int:
+        """Parse and store the sentences stage 2 may match, of these documents (default: all), so that no
+        question parses; returns the sentences parsed (0 with the parser off or unavailable)."""
+        syntax = self.orchestrator.syntax
+        if syntax is None:
+            return 0
+        ids = doc_ids if doc_ids is not None else [d["doc_id"] for d in self.store.documents()]
+        blocks = [b for d in ids for b in self.store.doc_blocks(d)]
+        return syntax.fill(blocks, progress=progress)
 
     @staticmethod
     def _source_key(path: Path, source: str, by_path: dict[str, str], by_source: dict[str, str],
@@ -246,6 +315,7 @@ class KnowledgeBase:
     def reindex(self) -> int:
         """Re-tokenise the search index with the current dictionaries (after a user-word change); returns blocks."""
         self.rules.reload()
+        tokenize.full_dictionary()
         n = self.store.reindex()
         self.store.set_meta(INDEX_WORDS_KEY, json.dumps(sorted(tokenize.index_words()), ensure_ascii=False))
         self._index_checked = -1
@@ -317,4 +387,60 @@ class KnowledgeBase:
         """Write queued audit records and close this thread's store connection."""
         self.audit.flush()
         self._worker.close()
+        for w in self._workers:
+            w.close()
         self.store.close()
+
+
+class _WorkerPool:
+    """``jobs`` parse workers (forked processes) fed by as many threads; results come back as futures."""
+
+    def __init__(self, kb: "KnowledgeBase", jobs: int) -> None:
+        import queue
+        from concurrent.futures import ThreadPoolExecutor
+
+        if len(kb._workers) < jobs - 1:
+            kb._workers += [ParseWorker() for _ in range(jobs - 1 - len(kb._workers))]
+        self.limits = kb.limits
+        self.free: "queue.Queue[ParseWorker]" = queue.Queue()
+        for w in [kb._worker] + kb._workers[:jobs - 1]:
+            self.free.put(w)
+        self.executor = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="loopagent-ingest")
+
+    def _run(self, path: Path, source: str, password: Optional[str], raw: bytes, index: tuple) -> Any:
+        w = self.free.get()
+        try:
+            return w.parse(path, source, password, raw, self.limits, index=index)
+        finally:
+            self.free.put(w)
+
+    def submit(self, path: Path, source: str, password: Optional[str], raw: bytes, index: tuple) -> Any:
+        return self.executor.submit(self._run, path, source, password, raw, index)
+
+    def shutdown(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _progress_bar(files: list, show: bool) -> Any:
+    """A tqdm bar over the files' bytes on stderr (only when asked: a terminal), else None."""
+    if not show or not files:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    total = 0
+    for path, _, skip in files:
+        try:
+            total += 0 if skip else path.stat().st_size
+        except OSError:
+            pass
+    return tqdm(total=total, unit="B", unit_scale=True, desc="ingest", leave=False, dynamic_ncols=True)
+
+
+def _tick(bar: Any, path: Path) -> None:
+    if bar is not None:
+        try:
+            bar.update(path.stat().st_size)
+        except OSError:
+            pass

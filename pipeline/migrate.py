@@ -2,7 +2,7 @@
 
 Every current document is written in its own transaction (the usual ``put_document``), keeping
 block row ids when the target is empty; superseded versions, their blocks and the feedback rows
-follow. Running it again replaces documents whose content changed and skips the rest.
+follow, then the stored sentence parses. Running it again replaces documents whose content changed and skips the rest.
 """
 from __future__ import annotations
 
@@ -53,6 +53,9 @@ def migrate(src: Store, dst: PostgresStore, log: Any = None) -> dict[str, int]:
                 cur.executemany("INSERT INTO feedback(trace_id, verdict, expected, note, created_at) "
                                 "VALUES (%s,%s,%s,%s,%s)", [tuple(r) for r in fb])
             out["versions"], out["feedback"] = len(vers), len(fb)
+    version = src.get_meta("parse_version")
+    parses = c.execute("SELECT key, data FROM parses").fetchall() if version else []
+    out["parses"] = dst.put_parses(version, [(bytes(k), bytes(d)) for k, d in parses]) if parses else 0
     dst.invalidate()
     out["seconds"] = round(time.perf_counter() - t0, 2)
     return out
@@ -68,7 +71,8 @@ def cmd_migrate(args) -> int:
     out = migrate(src, dst, log=sys.stderr if args.verbose else None)
     st = dst.stats()
     print(f"migrated {out['documents']} documents ({out['blocks']} blocks), skipped {out['skipped']} unchanged, "
-          f"{out['versions']} superseded versions, {out['feedback']} feedback rows in {out['seconds']} s; "
+          f"{out['versions']} superseded versions, {out['feedback']} feedback rows, {out['parses']} parses "
+          f"in {out['seconds']} s; "
           f"target {st['documents']} docs, {st['blocks']} blocks")
     return 0
 

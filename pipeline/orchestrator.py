@@ -93,7 +93,7 @@ class Orchestrator:
         self.prefilter = Prefilter(store, rules, PrefilterSettings(), semantic=semantic)
         self.extractor = Extractor(store, rules, ExtractSettings(min_coverage=self.settings.min_coverage),
                                    kinds=self.analyzer.kinds)
-        self.syntax = self._load_syntax(rules) if self.settings.use_parser else None
+        self.syntax = self._load_syntax(rules, store) if self.settings.use_parser else None
         self.generator = generator  # a pipeline.generate.Generator, or None (templates only)
         self.sources = Sources(store, rules)  # document kinds, versions, conflicts, navigation cards
         self.loop = Loop(LoopSettings(max_steps=self.settings.loop_steps, budget_ms=self.settings.loop_budget_ms))
@@ -105,10 +105,10 @@ class Orchestrator:
         self._lock = threading.Lock()
 
     @staticmethod
-    def _load_syntax(rules: RuleSet):
+    def _load_syntax(rules: RuleSet, store: Any = None):
         try:
             from .syntax import SyntaxStage  # type: ignore[attr-defined]
-            return SyntaxStage(rules=rules)
+            return SyntaxStage(rules=rules, store=store)  # parses persisted in the store
         except Exception as exc:  # parser missing or broken: lexical selection still works
             log.info("stage 2 parser unavailable (%s); using lexical sentence selection", exc)
             return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import math
 import re
 import threading
@@ -21,10 +22,12 @@ from typing import Any, Iterable, Iterator, Optional
 from urllib.parse import urlsplit, urlunsplit
 
 from .errors import LoopAgentError
-from .store import BLOCK_COLUMNS, SCHEMA_VERSION, SCORE_DECIMALS, _j
+from .store import BLOCK_COLUMNS, SCHEMA_VERSION, SCORE_DECIMALS, DocTokens, _checked_tokens, _j
 from .text import split_sentences
 from .tokenize import index_tokens
 from .types import Block, Document
+
+log = logging.getLogger("loopagent")
 
 K1, B = 1.2, 0.75          # FTS5's bm25() constants
 _TOKEN = re.compile(r"[^\W_]+")  # what FTS5's unicode61 tokenizer keeps as one token
@@ -116,7 +119,11 @@ CREATE TABLE IF NOT EXISTS feedback (
     created_at DOUBLE PRECISION NOT NULL
 );
 CREATE INDEX IF NOT EXISTS feedback_trace ON feedback(trace_id);
-""".replace("<BLOCK_COLUMNS>", BLOCK_COLUMNS)
+""".replace("<BLOCK_COLUMNS>", BLOCK_COLUMNS) + """
+CREATE TABLE IF NOT EXISTS parses (key BYTEA PRIMARY KEY, data BYTEA NOT NULL);
+"""
+# v2 → v3 (the SQLite store's schema versions): stage-2 parses are persisted
+_UPGRADE_V3 = "CREATE TABLE IF NOT EXISTS parses (key BYTEA PRIMARY KEY, data BYTEA NOT NULL)"
 
 _COLS = ("block_id, doc_id, ord, type, text, section, clause, page_start, page_end, bbox, table_header, "
          "table_rows, meta")
@@ -246,6 +253,10 @@ class PostgresStore:
                     c.execute("INSERT INTO meta VALUES ('schema_version', %s) ON CONFLICT (key) DO NOTHING",
                               (str(SCHEMA_VERSION),))
                     return
+                if int(row[0]) == 2 and SCHEMA_VERSION == 3:  # upgraded in place, no row changes
+                    c.execute(_UPGRADE_V3)
+                    c.execute("UPDATE meta SET value = %s WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+                    return
                 if int(row[0]) != SCHEMA_VERSION:
                     raise LoopAgentError("E101", db=self.path, found=int(row[0]), expected=SCHEMA_VERSION)
 
@@ -255,15 +266,17 @@ class PostgresStore:
         return r["content_hash"] if r else None
 
     def put_document(self, doc: Document, collection: str = "default", _fail_after: Optional[int] = None,
-                     rids: Optional[list[int]] = None) -> str:
+                     rids: Optional[list[int]] = None, tokens: Optional[DocTokens] = None) -> str:
         """Insert or replace ``doc`` and its blocks in one transaction; returns 'added' or 'updated'.
 
-        ``rids`` (migration) keeps the source store's row ids; ``_fail_after`` (tests) raises mid-way.
+        ``rids`` (migration) keeps the source store's row ids; ``tokens`` are :func:`document_tokens`
+        computed by a worker process; ``_fail_after`` (tests) raises mid-way.
         """
-        title_toks = fts_tokens(index_tokens(doc.title))
+        title_idx, block_idx = _checked_tokens(doc, tokens)
+        title_toks = fts_tokens(title_idx)
         rows, new_terms, ntok_total = [], {}, 0
-        for b in doc.blocks:
-            text_toks, sec_toks = fts_tokens(index_tokens(b.text)), fts_tokens(index_tokens(" ".join(b.section)))
+        for b, (text_idx, sec_idx) in zip(doc.blocks, block_idx):
+            text_toks, sec_toks = fts_tokens(text_idx), fts_tokens(sec_idx)
             tsv, n = tsvector_literal([text_toks, sec_toks, title_toks])
             ntok_total += n
             tfs: dict[str, list[int]] = {}
@@ -536,6 +549,46 @@ class PostgresStore:
         by_source = {r["source"]: r["path"] for r in self._rows(
             "SELECT source, meta::json->>'path' AS path FROM documents") if r["path"]}
         return {p: s for s, p in by_source.items()}, by_source
+
+    # --- stored sentence parses (stage 2) ----------------------------------
+    def get_parses(self, keys: list[bytes]) -> dict[bytes, bytes]:
+        """The stored parse blobs of these keys (those present)."""
+        if not keys:
+            return {}
+        rows = self._rows("SELECT key, data FROM parses WHERE key = ANY(%s)", (list(keys),))
+        return {bytes(r["key"]): bytes(r["data"]) for r in rows}
+
+    def put_parses(self, version: str, rows: list[tuple[bytes, bytes]]) -> int:
+        """Persist parse blobs made by parser ``version`` on a connection of its own (outside any
+        snapshot); returns rows written. Waits at most 200 ms for locks; on failure nothing is stored
+        and the sentences are parsed again next time."""
+        try:
+            with self.pool.connection(timeout=1) as c:
+                with c.transaction():
+                    c.execute("SET LOCAL lock_timeout = '200ms'")
+                    r = c.execute("SELECT value FROM meta WHERE key = 'parse_version'").fetchone()
+                    if r is None or r[0] != version:
+                        c.execute("SELECT pg_advisory_xact_lock(%s)", (_INIT_LOCK + 1,))
+                        r = c.execute("SELECT value FROM meta WHERE key = 'parse_version'").fetchone()
+                        if r is None or r[0] != version:
+                            c.execute("DELETE FROM parses")  # another parser model's rows: never read again
+                            c.execute("INSERT INTO meta VALUES ('parse_version', %s) ON CONFLICT (key) DO UPDATE "
+                                      "SET value = EXCLUDED.value", (version,))
+                    with c.cursor() as cur:
+                        cur.executemany("INSERT INTO parses(key, data) VALUES (%s, %s) ON CONFLICT DO NOTHING", rows)
+            return len(rows)
+        except Exception as exc:  # psycopg errors: a cache write, never worth failing an answer
+            log.debug("parses not stored (%s)", exc)
+            return 0
+
+    def flush_parses(self) -> int:
+        """Nothing waits here: parses are written as they come, on a connection of their own."""
+        return 0
+
+    def parse_count(self) -> int:
+        """Number of stored sentence parses."""
+        r = self._one("SELECT count(*) AS n FROM parses")
+        return int(r["n"]) if r else 0
 
     def get_meta(self, key: str) -> Optional[str]:
         r = self._one("SELECT value FROM meta WHERE key=%s", (key,))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 import threading
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -38,13 +39,26 @@ register_schema("structure_hint", {
 }, check=lambda r: None if (r.get("block_types") or r.get("cue")) else "give block_types, cue or both")
 
 
+_WORD_CHAR = re.compile(r"[\w\u4e00-\u9fff]")
+
+
+@lru_cache(maxsize=256)
+def _run_ends(question: str) -> tuple[int, ...]:
+    """For each position, where the run of word characters starting there ends (itself when none starts)."""
+    ends = [0] * (len(question) + 1)
+    ends[len(question)] = len(question)
+    for k in range(len(question) - 1, -1, -1):
+        ends[k] = ends[k + 1] if _WORD_CHAR.fullmatch(question[k]) else k
+    return tuple(ends[:-1])
+
+
 def _longest_shared(question: str, text: str) -> str:
     """The longest run of word characters the question shares with ``text``."""
     best = ""
-    n = len(question)
-    for i in range(n):
+    ends = _run_ends(question)  # question[i:j] is all word characters exactly when j <= ends[i]
+    for i, end in enumerate(ends):
         j = i + len(best) + 1
-        while j <= n and re.fullmatch(r"[\w\u4e00-\u9fff]+", question[i:j]) and question[i:j] in text:
+        while j <= end and question[i:j] in text:
             best = question[i:j]
             j += 1
     return best
@@ -180,8 +194,10 @@ class Prefilter:
         cands: list[Candidate] = []
         places = query.constraints.get("places") or []
         where = jurisdiction(self.store, place_suffixes(self.rules)) if places else None
+        chosen = self.question_lexicon(query, lex)
+        by_length = sorted(query.weights, key=len, reverse=True)
         for rid, b in blocks.items():
-            score, breakdown = self.score_block(query, b, lex)
+            score, breakdown = self.score_block(query, b, lex, chosen)
             bms = bm.get(rid, 0.0) / top_bm if top_bm > 0 else 0.0
             breakdown["bm25"] = round(bms, 3)
             score += self.settings.bm25_weight * bms * max(1.0, score)
@@ -189,8 +205,8 @@ class Prefilter:
                 score += 2.0
                 breakdown["direct"] = True
             phrase = _longest_shared(query.text, b.text)
-            rest = phrase
-            for t in sorted(query.weights, key=len, reverse=True):
+            rest = phrase if len(phrase) >= 4 else ""
+            for t in by_length if rest else ():
                 rest = rest.replace(t, "")
             # the question repeats the document's construction (处分分为, 是指), not just its nouns
             if len(phrase) >= 4 and rest:
@@ -291,8 +307,18 @@ class Prefilter:
             out += by_lead.get(c.block.block_id, [])
         return out
 
-    def score_block(self, query: Query, block: Block, lex: dict) -> tuple[float, dict[str, Any]]:
-        """Lexicon score of one block and the per-term breakdown."""
+    @staticmethod
+    def question_lexicon(query: Query, lex: dict) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """(co-occurrence words the question contains, penalty words it does not), in lexicon order:
+        what :meth:`score_block` checks per block, chosen once per question."""
+        cooccur = [(t, weight) for t, (_, weight, trig) in lex.items()
+                   if trig == "cooccur" and t in query.text] if query.core_verb else []
+        penalty = [(t, weight) for t, (_, weight, trig) in lex.items() if trig == "penalty" and t not in query.text]
+        return cooccur, penalty
+
+    def score_block(self, query: Query, block: Block, lex: dict,
+                    chosen: Optional[tuple[list, list]] = None) -> tuple[float, dict[str, Any]]:
+        """Lexicon score of one block and the per-term breakdown (``chosen``: :meth:`question_lexicon`)."""
         text = block.text
         n = max(1, len(text))
         section = " ".join(block.section)
@@ -328,16 +354,17 @@ class Prefilter:
                     terms[f"{t}→{s}"] = round(w, 3)
                     first = min(first, text.find(s))
                     break
-        for t, (tier, weight, trig) in lex.items():
-            if trig == "cooccur" and t in query.text and t in text and query.core_verb:
+        cooccur, penalties = chosen or self.question_lexicon(query, lex)
+        for t, weight in cooccur:
+            if t in text:
                 if any(t in s.text and query.core_verb in s.text for s in split_sentences(text)):
                     score += weight
                     terms[t] = weight
         position = 1.0 - first / n if first < n else 0.0
         score *= 1 + 0.3 * position
         penalty = 0.0
-        for t, (tier, weight, trig) in lex.items():
-            if trig == "penalty" and t in text and t not in query.text:
+        for t, weight in penalties:
+            if t in text:
                 penalty += -weight
         if penalty:
             score = score * self._penalty_factor - penalty

@@ -114,8 +114,9 @@ class RuleFile:
     settings: dict[str, Any] = field(default_factory=dict)
 
 
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader that records the line of every mapping as key '__line__'."""
+class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """SafeLoader that records the line of every mapping as key '__line__' (libyaml's when installed:
+    the same values about 10x faster, which is most of a cold start's rule loading)."""
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode, deep: bool = False) -> dict:

@@ -152,9 +152,8 @@ def _check_dep(rule: dict, ex: dict) -> tuple[bool, Any]:
     from .syntax.parser import default_parser
     from .syntax.patterns import PatternSet, compile_rule
     parser = default_parser(_rules().config.parser_dir)
-    pset = PatternSet([compile_rule(rule)], parser.nlp.vocab)
-    doc = parser.parse(ex["input"]).doc
-    got = "match" if any(rid == rule["id"] for rid, _ in pset.match(doc)) else "no_match"
+    pset = PatternSet([compile_rule(rule)])
+    got = "match" if any(rid == rule["id"] for rid, _ in pset.match(parser.parse(ex["input"]))) else "no_match"
     return got == ex["expect"], got
 
 

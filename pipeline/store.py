@@ -9,10 +9,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
@@ -20,11 +22,14 @@ from .errors import LoopAgentError
 from .tokenize import index_tokens
 from .types import Block, Document
 
-SCHEMA_VERSION = 2
+log = logging.getLogger("loopagent")
+
+SCHEMA_VERSION = 3
 SCORE_DECIMALS = 9  # BM25 scores are compared and returned at this precision (same ranking in every store)
 
 # v2: superseded document versions and their blocks are kept (doc_versions, block_history);
-# answer feedback lives in the store. A v1 store is upgraded in place when opened.
+# answer feedback lives in the store. v3: stage-2 sentence parses are persisted (parses).
+# An older store is upgraded in place when opened (no existing row changes).
 # a block's columns, the same in both stores and in the current and superseded-version tables
 BLOCK_COLUMNS = """ord INTEGER NOT NULL,
     type TEXT NOT NULL,
@@ -73,6 +78,17 @@ CREATE TABLE IF NOT EXISTS feedback (
 CREATE INDEX IF NOT EXISTS feedback_trace ON feedback(trace_id);
 """.replace("<BLOCK_COLUMNS>", BLOCK_COLUMNS)
 
+# v3: one compact parse per (parser version, sentence text) key; see pipeline/syntax/parsed.py.
+# The parser version the rows were made with is meta 'parse_version'; a writer with another
+# version empties the table first (parses of an old model are never read: the key differs).
+_SCHEMA_V3 = """
+CREATE TABLE IF NOT EXISTS parses (key BLOB PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
+"""
+PARSE_WRITE_TIMEOUT_MS = 200  # a parse write waits this long for another writer, then stays queued
+PARSE_QUEUE_MAX = 20000       # queued parse rows beyond which new ones are dropped (parsed again later)
+PARSE_BATCH = 256             # parses made while answering are written in batches of this many rows…
+PARSE_FLUSH_SECONDS = 5.0     # …or when this long has passed since the last write (and on close / exit)
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS documents (
@@ -98,7 +114,7 @@ CREATE INDEX IF NOT EXISTS blocks_doc_ord ON blocks(doc_id, ord);
 CREATE INDEX IF NOT EXISTS blocks_clause ON blocks(doc_id, clause);
 CREATE VIRTUAL TABLE IF NOT EXISTS blocks_fts USING fts5(text, section, title, tokenize='unicode61');
 CREATE VIRTUAL TABLE IF NOT EXISTS blocks_vocab USING fts5vocab(blocks_fts, 'row');
-""".replace("<BLOCK_COLUMNS>", BLOCK_COLUMNS) + _SCHEMA_V2
+""".replace("<BLOCK_COLUMNS>", BLOCK_COLUMNS) + _SCHEMA_V2 + _SCHEMA_V3
 
 _BLOCK_COLS = ("rid, block_id, doc_id, ord, type, text, section, clause, page_start, page_end, bbox, "
                "table_header, table_rows, meta")
@@ -146,6 +162,11 @@ class Store:
         self._write_lock = threading.Lock()
         self._gen_lock = threading.Lock()
         self._generation = 0
+        self._parse_queue: dict[bytes, tuple[str, bytes]] = {}  # parses waiting to be written
+        self._parse_lock = threading.Lock()
+        self._parse_flushed = time.monotonic()
+        # what is still queued when the store is dropped without close(), or at exit, is written then
+        weakref.finalize(self, _write_queued, str(self.path), self._parse_queue)
         if str(self.path) != ":memory:" and self.path.exists() and not self.path.is_file():
             raise LoopAgentError("E109", db=str(self.path), detail="it is a directory" if self.path.is_dir()
                                  else "not a regular file")
@@ -187,8 +208,12 @@ class Store:
         finally:
             if c.in_transaction:
                 c.execute("COMMIT")
+            if self._parse_queue:
+                self._flush_parses(force=False)  # parses made while answering: batched writes after the read
 
     def close(self) -> None:
+        if self._parse_queue:
+            self._flush_parses()
         c = getattr(self._local, "conn", None)
         if c is not None:
             c.close()
@@ -223,23 +248,29 @@ class Store:
                 raise
         row = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         found = int(row[0]) if row else None
-        if found == 1:
-            self._migrate_v1(c)
+        if found in (1, 2):
+            self._upgrade(c, found)
             return
         if found != SCHEMA_VERSION:
             raise LoopAgentError("E101", db=str(self.path), found=found, expected=SCHEMA_VERSION)
 
-    def _migrate_v1(self, c: sqlite3.Connection) -> None:
-        """v1 → v2: add the version history and feedback tables (no existing row changes)."""
+    def _upgrade(self, c: sqlite3.Connection, found: int) -> None:
+        """v1 → v2 adds the version history and feedback tables, v2 → v3 the parses table; no row changes."""
         c.execute("BEGIN IMMEDIATE")
         try:
-            for stmt in _SCHEMA_V2.split(";"):
+            now = c.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if int(now[0]) == SCHEMA_VERSION:  # another process upgraded it meanwhile
+                c.execute("COMMIT")
+                return
+            script = (_SCHEMA_V2 if found < 2 else "") + _SCHEMA_V3
+            for stmt in script.split(";"):
                 if stmt.strip():
                     c.execute(stmt)
             c.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
             c.execute("COMMIT")
         except BaseException:
-            c.execute("ROLLBACK")
+            if c.in_transaction:
+                c.execute("ROLLBACK")
             raise
 
     # --- writing ----------------------------------------------------------
@@ -247,13 +278,15 @@ class Store:
         row = self.conn().execute("SELECT content_hash FROM documents WHERE source=?", (source,)).fetchone()
         return row[0] if row else None
 
-    def put_document(self, doc: Document, collection: str = "default", _fail_after: Optional[int] = None) -> str:
+    def put_document(self, doc: Document, collection: str = "default", _fail_after: Optional[int] = None,
+                     tokens: Optional[DocTokens] = None) -> str:
         """Insert or replace ``doc`` and its blocks in one transaction; returns 'added' or 'updated'.
 
+        ``tokens`` are :func:`document_tokens` of ``doc`` when a worker process computed them already.
         ``_fail_after`` (tests only) raises after that many blocks, to show the rollback.
         """
-        rows = [(b, index_tokens(b.text), index_tokens(" ".join(b.section))) for b in doc.blocks]
-        title_tokens = index_tokens(doc.title)
+        title_tokens, block_tokens = _checked_tokens(doc, tokens)
+        rows = [(b, toks, sec_toks) for b, (toks, sec_toks) in zip(doc.blocks, block_tokens)]
         with self._write_lock, self._coded():
             c = self.conn()
             c.execute("BEGIN IMMEDIATE")
@@ -266,15 +299,19 @@ class Store:
                     (doc.doc_id, doc.source, doc.title, doc.kind, doc.content_hash, doc.version_date,
                      doc.effective_date, collection, json.dumps(doc.meta, ensure_ascii=False), len(doc.blocks),
                      time.time()))
-                for i, (b, toks, sec_toks) in enumerate(rows):
-                    if _fail_after is not None and i >= _fail_after:
-                        raise RuntimeError("simulated crash during ingest")
-                    cur = c.execute(
-                        f"INSERT INTO blocks({_BLOCK_COLS[5:]}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                        (b.block_id, doc.doc_id, b.order, b.type, b.text, _j(b.section), b.clause, b.page_start,
-                         b.page_end, _j(b.bbox), _j(b.table_header), _j(b.table_rows), _j(b.meta) or "{}"))
-                    c.execute("INSERT INTO blocks_fts(rowid, text, section, title) VALUES (?,?,?,?)",
-                              (cur.lastrowid, toks, sec_toks, title_tokens))
+                if _fail_after is not None and _fail_after < len(rows):
+                    rows = rows[:_fail_after]
+                # row ids as SQLite would give them one by one (largest + 1), so both statements go in batches
+                first = c.execute("SELECT coalesce(max(rid), 0) + 1 FROM blocks").fetchone()[0]
+                c.executemany(
+                    f"INSERT INTO blocks(rid, {_BLOCK_COLS[5:]}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    [(first + i, b.block_id, doc.doc_id, b.order, b.type, b.text, _j(b.section), b.clause,
+                      b.page_start, b.page_end, _j(b.bbox), _j(b.table_header), _j(b.table_rows), _j(b.meta) or "{}")
+                     for i, (b, _, _) in enumerate(rows)])
+                c.executemany("INSERT INTO blocks_fts(rowid, text, section, title) VALUES (?,?,?,?)",
+                              [(first + i, toks, sec_toks, title_tokens) for i, (_, toks, sec_toks) in enumerate(rows)])
+                if _fail_after is not None and _fail_after < len(doc.blocks):
+                    raise RuntimeError("simulated crash during ingest")
                 c.execute("COMMIT")
             except BaseException:
                 if c.in_transaction:
@@ -402,6 +439,72 @@ class Store:
         self._local.fp = (key, fp)
         return fp
 
+    # --- stored sentence parses (stage 2) ----------------------------------
+    def get_parses(self, keys: list[bytes]) -> dict[bytes, bytes]:
+        """The stored parse blobs of these keys (those present)."""
+        if not keys:
+            return {}
+        out: dict[bytes, bytes] = {}
+        c = self.conn()
+        with self._coded():
+            for i in range(0, len(keys), 500):
+                part = keys[i:i + 500]
+                out.update(c.execute(f"SELECT key, data FROM parses WHERE key IN ({','.join('?' * len(part))})",
+                                     part).fetchall())
+        return out
+
+    def put_parses(self, version: str, rows: list[tuple[bytes, bytes]]) -> int:
+        """Persist parse blobs made by parser ``version``; returns rows written now (0 when queued).
+
+        Outside a read snapshot the rows are written at once. Inside one (answering) they are queued
+        and written after it in batches (PARSE_BATCH rows or PARSE_FLUSH_SECONDS), on :meth:`close`
+        and at exit, so answering does not pay a commit per question. A write waits at most
+        PARSE_WRITE_TIMEOUT_MS for another writer; when it cannot write (busy, read-only) the rows stay
+        queued: answering never fails or blocks because a parse was not stored.
+        """
+        with self._parse_lock:
+            for k, blob in rows:
+                if len(self._parse_queue) >= PARSE_QUEUE_MAX:
+                    break
+                self._parse_queue[k] = (version, blob)
+        if self.conn().in_transaction:
+            return 0
+        return self._flush_parses()
+
+    def flush_parses(self) -> int:
+        """Write the queued parses now; returns rows written."""
+        return self._flush_parses()
+
+    def _flush_parses(self, force: bool = True) -> int:
+        c = self.conn()
+        with self._parse_lock:
+            if not self._parse_queue or c.in_transaction:
+                return 0
+            if not force and len(self._parse_queue) < PARSE_BATCH and \
+                    time.monotonic() - self._parse_flushed < PARSE_FLUSH_SECONDS:
+                return 0
+            queued = dict(self._parse_queue)
+        if not self._write_lock.acquire(timeout=PARSE_WRITE_TIMEOUT_MS / 1000):
+            return 0  # this process is ingesting: later
+        try:
+            c.execute(f"PRAGMA busy_timeout={PARSE_WRITE_TIMEOUT_MS}")
+            written = _write_parses(c, queued)
+        except sqlite3.Error as exc:
+            log.debug("parses not stored yet (%s); kept for the next write", exc)
+            return 0
+        finally:
+            c.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+            self._write_lock.release()
+        with self._parse_lock:
+            for k in queued:  # other versions' rows are dropped: one parser model per store
+                self._parse_queue.pop(k, None)
+            self._parse_flushed = time.monotonic()
+        return written
+
+    def parse_count(self) -> int:
+        """Number of stored sentence parses."""
+        return self.conn().execute("SELECT count(*) FROM parses").fetchone()[0]
+
     # --- feedback ---------------------------------------------------------
     def add_feedback(self, trace_id: str, verdict: str, expected: Optional[str] = None,
                      note: Optional[str] = None) -> int:
@@ -521,6 +624,57 @@ class Store:
         return len(rows)
 
 
+DocTokens = tuple[str, list[tuple[str, str]]]  # (title tokens, [(text tokens, section tokens)] per block)
+
+
+def document_tokens(doc: Document) -> DocTokens:
+    """The search tokens of a document's title and of each block's text and section path (what ingest indexes)."""
+    return index_tokens(doc.title), [(index_tokens(b.text), index_tokens(" ".join(b.section))) for b in doc.blocks]
+
+
+def _checked_tokens(doc: Document, tokens: Optional[DocTokens]) -> DocTokens:
+    if tokens is None or len(tokens[1]) != len(doc.blocks):
+        return document_tokens(doc)
+    return tokens
+
+
+def _write_parses(c: sqlite3.Connection, queued: dict[bytes, tuple[str, bytes]]) -> int:
+    """Write queued parse rows in one transaction on ``c``; returns rows written. Rows of the parser
+    version with most rows win (one model per process in practice); a new version empties the table."""
+    by_version: dict[str, list[tuple[bytes, bytes]]] = {}
+    for k, (v, blob) in queued.items():
+        by_version.setdefault(v, []).append((k, blob))
+    version, rows = max(by_version.items(), key=lambda kv: len(kv[1]))
+    c.execute("BEGIN IMMEDIATE")
+    try:
+        row = c.execute("SELECT value FROM meta WHERE key='parse_version'").fetchone()
+        if row is None or row[0] != version:
+            c.execute("DELETE FROM parses")  # rows of another parser model: never read again
+            c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('parse_version', ?)", (version,))
+        c.executemany("INSERT OR IGNORE INTO parses(key, data) VALUES (?, ?)", rows)
+        c.execute("COMMIT")
+    except BaseException:
+        if c.in_transaction:
+            c.execute("ROLLBACK")
+        raise
+    return len(rows)
+
+
+def _write_queued(path: str, queue: dict[bytes, tuple[str, bytes]]) -> None:
+    """Finalizer of a Store: write the parses still queued, on a connection of its own."""
+    if not queue or path == ":memory:":
+        return
+    try:
+        c = sqlite3.connect(path, timeout=PARSE_WRITE_TIMEOUT_MS / 1000, isolation_level=None)
+        try:
+            _write_parses(c, dict(queue))
+            queue.clear()
+        finally:
+            c.close()
+    except Exception:  # dropped or exiting: a parse not stored is parsed again next time
+        pass
+
+
 def open_store(db: Any, create: bool = True) -> Any:
     """The store a --db value names: ``postgresql://…`` → :class:`~pipeline.pgstore.PostgresStore`,
     anything else → the SQLite :class:`Store` file. Both offer the same methods."""
@@ -547,5 +701,5 @@ def _block_row(r: sqlite3.Row) -> Block:
         bbox=json.loads(r["bbox"]) if r["bbox"] else None,
         table_header=json.loads(r["table_header"]) if r["table_header"] else None,
         table_rows=json.loads(r["table_rows"]) if r["table_rows"] else None,
-        meta=json.loads(r["meta"] or "{}"),
+        meta=json.loads(r["meta"]) if r["meta"] and r["meta"] != "{}" else {},
     )

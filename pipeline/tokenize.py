@@ -11,6 +11,7 @@ about 50 MB), so knowledge bases in one process share the last configured dictio
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 from array import array
@@ -18,6 +19,8 @@ from bisect import bisect_left
 from functools import lru_cache
 from pathlib import Path
 from typing import Optional, Sequence
+
+from . import cache
 
 _lock = threading.RLock()
 _tokenizer = None
@@ -66,6 +69,12 @@ def configure(user_dicts: Sequence[Path], stopword_files: Sequence[Path] = ()) -
         return not first
 
 
+def dictionary_files() -> tuple[list[str], list[str]]:
+    """(user dictionaries, stop-word files) in effect, as :func:`configure` takes them (for worker processes)."""
+    get_tokenizer()
+    return [p for p, _ in _files or ()], [p for p, _ in _stop_files]
+
+
 def generation() -> int:
     """Bumped whenever the dictionaries in effect change."""
     return _generation
@@ -105,7 +114,7 @@ def get_tokenizer(dict_dir: Optional[Path] = None):
                 configure(*_default_files())
             jieba.setLogLevel(logging.WARNING)
             tok = jieba.Tokenizer()
-            tok.initialize()
+            _initialize(tok)
             paths = [p for p, _ in _files or ()]
             words = set(user_words(paths))
             # the user words jieba alone would split: these are the ones that change the index
@@ -114,6 +123,107 @@ def get_tokenizer(dict_dir: Optional[Path] = None):
                 tok.load_userdict(f)
             _tokenizer = tok
     return _tokenizer
+
+
+def _dict_path(tok) -> str:
+    import jieba
+    return tok.dictionary or os.path.join(os.path.dirname(jieba.__file__), "dict.txt")
+
+
+class LazyFreq(dict):
+    """jieba's prefix dictionary (word or prefix -> frequency), filled one first character at a time.
+
+    A process that only answers questions looks up a few hundred words, all starting with the
+    question's few dozen characters; building the full 500k-entry dict costs 0.3-1.2 s at start-up.
+    The words are kept as one sorted string with offset and frequency arrays (read from the cache
+    in about 20 ms); the entries of a first character become dict entries the first time any word
+    starting with it is looked up, so every lookup sees exactly the value of the full dict. Writes
+    (jieba's add_word for user dictionaries) load their character first.
+    """
+
+    def __init__(self, blob: str, starts: "array[int]", freqs: "array[int]", index: dict[str, tuple[int, int]]):
+        super().__init__()
+        self._blob, self._starts, self._freqs, self._all = blob, starts, freqs, index
+        self._index = dict(index)  # first characters not loaded yet
+
+    @classmethod
+    def build(cls, freq: dict) -> "LazyFreq":
+        words = sorted(freq)
+        starts, pos = array("I"), 0
+        index: dict[str, tuple[int, int]] = {}
+        for i, w in enumerate(words):
+            starts.append(pos)
+            pos += len(w) + 1
+            lo, _ = index.get(w[0], (i, i))
+            index[w[0]] = (lo, i + 1)
+        return cls("\n".join(words), starts, array("I", (freq[w] for w in words)), index)
+
+    def state(self) -> tuple:
+        """The base dictionary (as built, without later writes), marshal-able for the cache."""
+        return (self._blob, self._starts.tobytes(), self._freqs.tobytes(), self._all)
+
+    @classmethod
+    def restore(cls, state: tuple) -> "LazyFreq":
+        blob, starts, freqs, index = state
+        a, f = array("I"), array("I")
+        a.frombytes(starts)
+        f.frombytes(freqs)
+        return cls(blob, a, f, index)
+
+    def _load(self, ch: str) -> None:
+        lo, hi = self._index.pop(ch)
+        end = self._starts[hi] - 1 if hi < len(self._starts) else len(self._blob)
+        dict.update(self, zip(self._blob[self._starts[lo]:end].split("\n"), self._freqs[lo:hi]))
+
+    def __contains__(self, k: object) -> bool:
+        if isinstance(k, str) and k and k[0] in self._index:
+            self._load(k[0])
+        return dict.__contains__(self, k)
+
+    def __getitem__(self, k: str) -> int:
+        if k and k[0] in self._index:
+            self._load(k[0])
+        return dict.__getitem__(self, k)
+
+    def get(self, k: str, default=None):
+        if isinstance(k, str) and k and k[0] in self._index:
+            self._load(k[0])
+        return dict.get(self, k, default)
+
+    def __setitem__(self, k: str, v: int) -> None:
+        if k and k[0] in self._index:
+            self._load(k[0])
+        dict.__setitem__(self, k, v)
+
+    def full(self) -> dict:
+        """A plain dict of every entry (for bulk work such as ingest, where lookups dominate)."""
+        for ch in list(self._index):
+            self._load(ch)
+        return dict(self)
+
+
+def _initialize(tok) -> None:
+    """Give ``tok`` jieba's prefix dictionary as a :class:`LazyFreq` from the loopagent cache
+    (pipeline/cache.py), else build it as jieba does and cache it. Every lookup returns what jieba's
+    own dictionary holds; only the start-up cost differs."""
+    import jieba
+    key = cache.file_key(_dict_path(tok)) + "-" + str(getattr(jieba, "__version__", ""))
+    got = cache.load("jieba_lazy", key)
+    if isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], tuple):
+        tok.FREQ, tok.total = LazyFreq.restore(got[1]), got[0]
+        tok.initialized = True
+        return
+    tok.initialize()
+    lazy = LazyFreq.build(tok.FREQ)
+    cache.save("jieba_lazy", key, (tok.total, lazy.state()))
+
+
+def full_dictionary() -> None:
+    """Turn the shared tokenizer's prefix dictionary into a plain dict (before bulk tokenising: ingest)."""
+    tok = get_tokenizer()
+    with _lock:
+        if isinstance(tok.FREQ, LazyFreq):
+            tok.FREQ = tok.FREQ.full()
 
 
 def index_words() -> frozenset[str]:
@@ -195,6 +305,18 @@ class _TagTable:
             pos += len(w) + 1
         self._codes = bytes(code[t] for _, t in pairs)
 
+    def state(self) -> tuple:
+        """What :meth:`restore` needs (marshal-able), for the on-disk cache."""
+        return (self._tag_names, self._blob, self._starts.tobytes(), self._codes)
+
+    @classmethod
+    def restore(cls, state: tuple) -> "_TagTable":
+        t = cls.__new__(cls)
+        t._tag_names, t._blob, starts, t._codes = state
+        t._starts = array("I")
+        t._starts.frombytes(starts)
+        return t
+
     def _word(self, i: int) -> str:
         end = self._starts[i + 1] - 1 if i + 1 < len(self._starts) else len(self._blob)
         return self._blob[self._starts[i]:end]
@@ -215,6 +337,11 @@ def _tags() -> _TagTable:
         with _pos_lock:
             if _pos_table is None:
                 tok = get_tokenizer()
+                key = cache.file_key(_dict_path(tok)) + f"-{array('I').itemsize}"
+                state = cache.load("jieba_tags", key)
+                if isinstance(state, tuple) and len(state) == 4:
+                    _pos_table = _TagTable.restore(state)
+                    return _pos_table
                 pairs: dict[str, str] = {}
                 with tok.get_dict_file() as f:
                     for raw in f:
@@ -222,6 +349,7 @@ def _tags() -> _TagTable:
                         if len(parts) >= 3 and parts[2] != "n" and "\n" not in parts[0]:
                             pairs[parts[0]] = parts[2]  # a later line for the same word wins, as in a dict
                 _pos_table = _TagTable(list(pairs.items()))
+                cache.save("jieba_tags", key, _pos_table.state())
     return _pos_table
 
 

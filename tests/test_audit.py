@@ -300,7 +300,7 @@ def test_v1_store_is_upgraded_in_place(tmp_path):
     c.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
     s.close()
     s2 = Store(db)
-    assert s2.conn().execute("SELECT value FROM meta").fetchone()[0] == str(SCHEMA_VERSION) == "2"
+    assert s2.conn().execute("SELECT value FROM meta").fetchone()[0] == str(SCHEMA_VERSION) == "3"
     assert s2.feedback() == [] and s2.versions() == []
 
 

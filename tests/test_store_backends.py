@@ -315,3 +315,45 @@ def test_reindex_snapshot_meta_and_source_paths(db, docs_copy):
         t.join()
         inside = len(store.documents())
     assert (first, inside, len(store.documents())) == (6, 6, 5)
+
+
+def test_stored_parses_on_both_backends(db):
+    from pipeline.syntax.parser import Parser
+    store = open_store(db)
+    assert store.get_parses([b"x" * 16]) == {} and store.parse_count() == 0
+    texts = ["试用期不得超过六个月。", "国务院劳动行政部门负责全国劳动合同制度实施的监督管理。"]
+    made = Parser().parse_many(texts, store)
+    assert store.parse_count() == 2 and store.get_meta("parse_version") == Parser().version
+    reader = Parser()
+    with store.snapshot():
+        got = reader.parse_many(texts, store)
+    assert got == made and reader.stored_hits == 2 and reader.misses == 0 and reader._nlp is None
+    assert store.put_parses("another-model", [(b"k" * 16, b"\x01")]) == 1  # a new model version empties the table
+    assert store.parse_count() == 1 and store.get_parses([b"k" * 16]) == {b"k" * 16: b"\x01"}
+
+
+def test_postgres_v2_store_is_upgraded_to_v3(pg_url):
+    import psycopg
+    open_store(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as c:
+        c.execute("DROP TABLE parses")
+        c.execute("UPDATE meta SET value='2' WHERE key='schema_version'")
+    store = open_store(pg_url)
+    assert store.get_meta("schema_version") == str(SCHEMA_VERSION) == "3" and store.parse_count() == 0
+
+
+def test_migrate_copies_stored_parses(tmp_path, pg_url, docs_copy, capsys):
+    src = tmp_path / "kb.sqlite"
+    kb = _kb(str(src))
+    kb.ingest([docs_copy])
+    kb.ask(QUESTIONS[0])
+    kb.store.flush_parses()
+    n = kb.store.parse_count()
+    assert n > 0
+    assert main(["migrate", "--from", str(src), "--to", pg_url]) == 0
+    assert f"{n} parses" in capsys.readouterr().out
+    pg = _kb(pg_url)
+    assert pg.store.parse_count() == n
+    pg.orchestrator.syntax.parser = type(kb.orchestrator.syntax.parser)()
+    assert pg.ask(QUESTIONS[0]).to_dict()["value"] == kb.ask(QUESTIONS[0]).to_dict()["value"]
+    assert pg.orchestrator.syntax.parser.misses == 0 and pg.orchestrator.syntax.parser.stored_hits > 0

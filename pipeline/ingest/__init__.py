@@ -24,24 +24,27 @@ PARSERS: dict[str, Parser] = {
 }
 
 
+# format -> (module holding the parser, its function, the optional package it needs)
+_OPTIONAL = {".pdf": ("pdf", "parse_pdf", "pdfplumber"), ".html": ("html", "parse_html", "bs4"),
+             ".htm": ("html", "parse_html", "bs4"), ".xlsx": ("xlsx", "parse_xlsx", "openpyxl")}
+
+
+def _lazy(module: str, func: str) -> Parser:
+    """A parser that imports its module on first call (pdfplumber, bs4, openpyxl cost about 0.5 s to
+    import: a process that only answers questions never pays it)."""
+    def parse(*args, **kwargs):
+        import importlib
+        return getattr(importlib.import_module(f"{__name__}.{module}"), func)(*args, **kwargs)
+    parse.__name__ = func
+    return parse
+
+
 def _register_optional() -> None:
-    """Formats whose parser modules need optional packages register themselves if importable."""
-    try:
-        from .pdf import parse_pdf  # noqa: WPS433
-        PARSERS[".pdf"] = parse_pdf
-    except ImportError:
-        pass
-    try:
-        from .html import parse_html
-        PARSERS[".html"] = parse_html
-        PARSERS[".htm"] = parse_html
-    except ImportError:
-        pass
-    try:
-        from .xlsx import parse_xlsx
-        PARSERS[".xlsx"] = parse_xlsx
-    except ImportError:
-        pass
+    """Formats whose parser modules need optional packages register themselves if those are installed."""
+    from importlib.util import find_spec
+    for suffix, (module, func, package) in _OPTIONAL.items():
+        if find_spec(package) is not None:
+            PARSERS[suffix] = _lazy(module, func)
 
 
 _register_optional()

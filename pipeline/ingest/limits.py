@@ -218,15 +218,19 @@ class ParseWorker:
         self._conn = None
         self._lock = threading.Lock()
 
-    def parse(self, path: Path, source: str, password: Optional[str], raw: bytes, limits: IngestLimits):
+    def parse(self, path: Path, source: str, password: Optional[str], raw: bytes, limits: IngestLimits,
+              index: Optional[tuple] = None):
+        """The file's ParseResult; with ``index`` (:func:`pipeline.tokenize.dictionary_files`) also its
+        folded document's search tokens, as ``(result, tokens)``, computed in the worker."""
         from . import parse_file
 
         if not (limits.isolate and fork_available()):
-            return parse_file(path, source, password=password, raw=raw, limits=limits)
+            result = parse_file(path, source, password=password, raw=raw, limits=limits)
+            return result if index is None else (result, _index(result, index))
         with self._lock:
             self._start()
             assert self._conn is not None
-            self._conn.send((str(path), source, password, raw, limits))
+            self._conn.send((str(path), source, password, raw, limits, index))
             deadline = time.monotonic() + limits.file_seconds
             while True:
                 remaining = deadline - time.monotonic()
@@ -244,7 +248,7 @@ class ParseWorker:
                     deadline += msg[1] * limits.page_seconds
                     continue
                 if msg[0] == "ok":
-                    return msg[1]
+                    return msg[1] if index is None else (msg[1], msg[2])
                 if msg[0] == "error":
                     raise LoopAgentError(msg[1], **msg[2])
                 raise LoopAgentError("E005", path=str(path), detail=msg[1])
@@ -270,19 +274,31 @@ class ParseWorker:
         self._proc = self._conn = None
 
 
+def _index(result: Any, index: tuple) -> Any:
+    """Fold the parsed document (Traditional characters) and compute its search tokens with the
+    dictionaries ``index`` names (the parent's: a worker forked earlier may hold older ones)."""
+    from .. import tokenize
+    from ..fold import fold_document
+    from ..store import document_tokens
+
+    tokenize.configure(*index)
+    fold_document(result.document)
+    return document_tokens(result.document)
+
+
 def _serve(conn, parent_end) -> None:  # pragma: no cover - runs in the worker process
     from . import parse_file
 
     parent_end.close()
     while True:
         try:
-            path, source, password, raw, limits = conn.recv()
+            path, source, password, raw, limits, index = conn.recv()
         except (EOFError, OSError):
             os._exit(0)
         try:
             result = parse_file(Path(path), source, password=password, raw=raw, limits=limits,
                                 on_pages=lambda n: conn.send(("pages", n)))
-            conn.send(("ok", result))
+            conn.send(("ok", result, _index(result, index) if index is not None else None))
         except LoopAgentError as exc:
             conn.send(("error", exc.code, {k: str(v) for k, v in exc.fields.items()}))
         except BaseException as exc:  # a parser bug: reported for this file, the worker lives on

@@ -1,8 +1,10 @@
 """The stage-2 parser: the shipped UD-trained pipeline (or an installed zh_core_web_*), loaded once.
 
 Parses are cached by sentence text (blocks do not change between questions), so a
-warm stage re-parses nothing. Loading and parsing are guarded by one lock: spaCy
-components are not documented as thread-safe.
+warm stage re-parses nothing; given a store, they are also read from and written to its
+``parses`` table (pipeline/syntax/parsed.py), keyed by the model's :attr:`Parser.version`, so
+a process answering from a filled store never loads spaCy. Loading and parsing are guarded
+by one lock: spaCy components are not documented as thread-safe.
 """
 from __future__ import annotations
 
@@ -11,28 +13,40 @@ import threading
 from contextlib import contextmanager
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+import hashlib
+import importlib.util
+import json
+import logging
 from typing import Any, Optional
 
 from ..errors import LoopAgentError
 from pathlib import Path
 
+from .parsed import Parsed, decode, encode, label_table, parse_key
 from .segment import PARSER_DIR, Segmenter
+
+log = logging.getLogger("loopagent.syntax")
 
 BUILTIN = "builtin"
 BUILTIN_DIR = PARSER_DIR / "zh_loopagent_parser"  # the shipped default; Parser(parser_dir=...) overrides
+# bump when the way words, offsets or arrays are produced changes (segment.ud_split, Parsed.from_doc)
+PARSE_CODE_VERSION = "1"
+_HEAD_TAIL = 1 << 16  # bytes of a large model file that go into the version hash (its start and end)
 
 
-@dataclass
-class Parsed:
-    """A parsed sentence: the spaCy Doc and each token's [start, end) offsets in ``text``."""
-
-    text: str
-    doc: Any
-    offsets: list[tuple[int, int]]
-
-    def span_of(self, i: int) -> tuple[int, int]:
-        return self.offsets[i]
+def _hash_tree(h: "hashlib._Hash", root: Path) -> None:
+    """Feed names, sizes and content (start and end of large files) of every file under ``root``."""
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    for f in files:
+        size = f.stat().st_size
+        h.update(f"{f.relative_to(root) if f != root else f.name}\0{size}\0".encode())
+        with open(f, "rb") as fh:
+            if size <= 2 * _HEAD_TAIL:
+                h.update(fh.read())
+            else:
+                h.update(fh.read(_HEAD_TAIL))
+                fh.seek(size - _HEAD_TAIL)
+                h.update(fh.read())
 
 
 @contextmanager
@@ -52,15 +66,6 @@ def _thinc_without_torch():
     finally:
         if sys.modules.get("torch", 0) is None:
             del sys.modules["torch"]
-
-
-def _slim(doc: Any) -> Any:
-    """Drop the tok2vec tensor once tags and arcs are set: patterns never read it, and cached
-    Docs would otherwise keep about 1 KB per token."""
-    import numpy
-
-    doc.tensor = numpy.zeros((0,), dtype="float32")
-    return doc
 
 
 class Parser:
@@ -83,6 +88,9 @@ class Parser:
         self.load_seconds: Optional[float] = None
         self.hits = 0
         self.misses = 0
+        self.stored_hits = 0  # parses read from a store instead of parsed
+        self._version: Optional[str] = None
+        self._labels: Optional[tuple[str, ...]] = None
 
     @property
     def nlp(self) -> Any:
@@ -113,63 +121,140 @@ class Parser:
         self.load_seconds = time.perf_counter() - t0
         return nlp
 
-    def parse(self, text: str) -> Parsed:
-        """Parse one sentence (cached)."""
+    # --- model identity (no spaCy import) ------------------------------------------
+    def model_path(self) -> Optional[Path]:
+        """The folder of the spaCy pipeline this parser loads, found without importing spaCy."""
+        if self.model == BUILTIN:
+            return self.parser_dir / "zh_loopagent_parser"
+        if Path(self.model).exists():
+            return Path(self.model)
+        try:
+            spec = importlib.util.find_spec(self.model)
+        except (ImportError, ValueError):
+            return None
+        locs = list(spec.submodule_search_locations or []) if spec else []
+        return Path(locs[0]) if locs else None
+
+    @property
+    def version(self) -> Optional[str]:
+        """A hash of the model files, the segmenter and its model, and the parse code version: the key
+        under which parses are persisted. None (nothing persisted) when the model cannot be found or the
+        words come from jieba, whose user dictionaries can change at run time."""
+        if self._version is None:
+            path = self.model_path()
+            if path is None or self.segmenter.name == "jieba" or not (path / "meta.json").exists():
+                self._version = ""
+            else:
+                h = hashlib.blake2b(digest_size=12)
+                h.update(f"{PARSE_CODE_VERSION}\0{self.segmenter.name}\0".encode())
+                _hash_tree(h, path)
+                for extra in (self.parser_dir / "pkuseg", self.parser_dir / "pkuseg_words.txt"):
+                    if extra.exists():
+                        _hash_tree(h, extra)
+                self._version = h.hexdigest()
+        return self._version or None
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The model's interned label table (from its meta.json)."""
+        if self._labels is None:
+            path = self.model_path()
+            try:
+                meta = json.loads((path / "meta.json").read_text(encoding="utf-8")) if path else {}
+            except (OSError, ValueError):
+                meta = {}
+            self._labels = label_table(meta)
+        return self._labels
+
+    # --- parsing --------------------------------------------------------------------
+    def parse(self, text: str, store: Any = None) -> Parsed:
+        """Parse one sentence (cached; read from and written to ``store`` when given)."""
         with self._lock:
             hit = self._cache.get(text)
             if hit is not None:
                 self._cache.move_to_end(text)
                 self.hits += 1
                 return hit
-            self.misses += 1
-            parsed = self._parse(text)
-            self._cache[text] = parsed
-            if len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-            return parsed
+        return self.parse_many([text], store)[0]
 
-    def parse_many(self, texts: list[str]) -> list[Parsed]:
-        """Parse several sentences, batching the uncached ones (about 2.5x faster than one by one)."""
+    def parse_many(self, texts: list[str], store: Any = None) -> list[Parsed]:
+        """Parse several sentences, batching the uncached ones (about 2.5x faster than one by one).
+
+        With a ``store``, sentences missing from memory are read from its ``parses`` table first;
+        only the rest are parsed, and their parses are written back.
+        """
         with self._lock:
             todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            if todo and store is not None:
+                for parsed in self._load_stored(store, todo):
+                    self._cache[parsed.text] = parsed
+                    self.stored_hits += 1
+                todo = [t for t in todo if t not in self._cache]
             if todo:
                 self.misses += len(todo)
-                for parsed in self._parse_batch(todo):
+                fresh = self._parse_batch(todo)
+                for parsed in fresh:
                     self._cache[parsed.text] = parsed
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
+                if store is not None:
+                    self._save(store, fresh)
             out = []
             for t in texts:
                 if t not in todo:
                     self.hits += 1
                 self._cache.move_to_end(t)
                 out.append(self._cache[t])
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
             return out
 
+    def _load_stored(self, store: Any, texts: list[str]) -> list[Parsed]:
+        version = self.version
+        getter = getattr(store, "get_parses", None)
+        if not version or getter is None:
+            return []
+        keys = {parse_key(version, t): t for t in texts}
+        try:
+            blobs = getter(list(keys))
+        except LoopAgentError as exc:  # a damaged or locked store: parse instead
+            log.debug("stored parses unreadable: %s", exc)
+            return []
+        out = []
+        for k, blob in blobs.items():
+            p = decode(keys[k], blob, self.labels)
+            if p is not None:
+                out.append(p)
+        return out
+
+    def _save(self, store: Any, parsed: list[Parsed]) -> None:
+        version = self.version
+        putter = getattr(store, "put_parses", None)
+        if not version or putter is None:
+            return
+        index = {label: i for i, label in enumerate(self.labels)}
+        rows = []
+        for p in parsed:
+            blob = encode(p, index)
+            if blob is not None:
+                rows.append((parse_key(version, p.text), blob))
+        if rows:
+            putter(version, rows)
+
+    def parse_docs(self, texts: list[str]) -> list[Parsed]:
+        """Parse without any cache (for filling a store at ingest)."""
+        with self._lock:
+            return self._parse_batch(texts)
+
     def _parse_batch(self, texts: list[str]) -> list[Parsed]:
+        nlp = self.nlp  # imports spaCy (without torch) before spacy.tokens below
         from spacy.tokens import Doc
 
-        nlp = self.nlp
         if self.own_tokenizer:
-            return [Parsed(t, d, [(x.idx, x.idx + len(x.text)) for x in d]) for t, d in zip(texts, nlp.pipe(texts))]
+            return [Parsed.from_doc(t, d) for t, d in zip(texts, nlp.pipe(texts))]
         spans = [self.segmenter.spans(t) or [(t, 0, len(t))] for t in texts]
         docs = [Doc(nlp.vocab, words=[w for w, _, _ in sp], spaces=[False] * len(sp)) for sp in spans]
         for _, proc in nlp.pipeline:
             docs = list(proc.pipe(docs, batch_size=64))
-        return [Parsed(t, _slim(d), [(s, e) for _, s, e in sp]) for t, d, sp in zip(texts, docs, spans)]
-
-    def _parse(self, text: str) -> Parsed:
-        from spacy.tokens import Doc
-
-        nlp = self.nlp
-        if self.own_tokenizer:
-            doc = nlp(text)
-            return Parsed(text, doc, [(t.idx, t.idx + len(t.text)) for t in doc])
-        spans = self.segmenter.spans(text) or [(text, 0, len(text))]
-        doc = Doc(nlp.vocab, words=[w for w, _, _ in spans], spaces=[False] * len(spans))
-        for _, proc in nlp.pipeline:
-            doc = proc(doc)
-        return Parsed(text, _slim(doc), [(s, e) for _, s, e in spans])
+        return [Parsed.from_doc(t, d, [(s, e) for _, s, e in sp]) for t, d, sp in zip(texts, docs, spans)]
 
 
 _defaults: dict[str, Parser] = {}

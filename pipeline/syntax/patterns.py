@@ -26,6 +26,8 @@ from typing import Any, Optional
 from ..errors import LoopAgentError
 from ..config import shipped_dir
 from ..rules import Field, load_rule_file, register_schema, strip_lines
+from . import depmatch
+from .parsed import Parsed, to_doc
 
 DEFAULT_FILE = shipped_dir("rules") / "dep_patterns.yaml"  # the shipped file; stages read the RuleSet
 QTYPES = ("count", "number", "money", "duration", "date", "yesno", "list", "condition", "exception",
@@ -37,6 +39,7 @@ DEP_OPS = (">", "<", ">>", "<<", ".", ".*", ";", ";*", "$+", "$-", "$++", "$--",
 UNBOUNDED_OPS = (">>", "<<", ".*", ";*", "$++", "$--", ">++", ">--", "<++", "<--")
 EXPECT = ("match", "no_match")
 MAX_ALTERNATIVES = 64
+ENGINES = ("auto", "python", "spacy")  # auto: plain Python when every rule is in its subset, else spaCy
 _EDGE = re.compile(r"^\s*([A-Za-z_][\w]*)\s+(\S+)\s+([A-Za-z_][\w]*)\s*$")
 
 
@@ -115,19 +118,21 @@ def _alternatives(op: str) -> list[str]:
     return [op]
 
 
-def tree_distance(doc: Any, i: int, j: int) -> int:
-    """Number of dependency arcs between tokens ``i`` and ``j``."""
+def tree_distance(parsed: Any, i: int, j: int) -> int:
+    """Number of dependency arcs between tokens ``i`` and ``j`` of a Parsed (or a spaCy Doc)."""
+    heads = parsed.heads if isinstance(parsed, Parsed) else [t.head.i for t in parsed]
+    n = len(heads)
     up_i = [i]
-    while doc[up_i[-1]].head.i != up_i[-1] and len(up_i) < len(doc):
-        up_i.append(doc[up_i[-1]].head.i)
+    while heads[up_i[-1]] != up_i[-1] and len(up_i) < n:
+        up_i.append(heads[up_i[-1]])
     depth = {t: d for d, t in enumerate(up_i)}
     k, d = j, 0
-    while k not in depth and d <= len(doc):
-        nxt = doc[k].head.i
+    while k not in depth and d <= n:
+        nxt = heads[k]
         if nxt == k:
-            return len(doc)  # different roots (should not happen within one sentence)
+            return n  # different roots (should not happen within one sentence)
         k, d = nxt, d + 1
-    return d + depth.get(k, len(doc))
+    return d + depth.get(k, n)
 
 
 def compile_rule(rule: dict, file: str = "") -> DepPattern:
@@ -155,28 +160,53 @@ def compile_rule(rule: dict, file: str = "") -> DepPattern:
 
 
 class PatternSet:
-    """Dependency patterns validated and added to DependencyMatchers, one per question type.
+    """Dependency patterns validated and grouped per question type.
 
-    ``match(doc, qtype)`` runs only that type's rules (plus ``any``): matching cost grows
-    with the number of rules, so a question never pays for the others.
+    ``match(parsed, qtype)`` runs only that type's rules (plus ``any``): matching cost grows
+    with the number of rules, so a question never pays for the others. Rules within the
+    plain-Python matcher's subset (pipeline/syntax/depmatch.py: the shipped ones) are matched
+    without spaCy; a set with any other rule uses spaCy's DependencyMatcher (built lazily, on
+    ``vocab`` or a blank one) for all its rules.
     """
 
-    def __init__(self, patterns: list[DepPattern], vocab: Any, max_tokens: int = 80) -> None:
-        from spacy.matcher import DependencyMatcher
-
+    def __init__(self, patterns: list[DepPattern], vocab: Any = None, max_tokens: int = 80,
+                 engine: str = "auto") -> None:
+        if engine not in ENGINES:
+            raise LoopAgentError("E303", name="engine", value=engine, why="unknown matcher engine",
+                                 allowed=", ".join(ENGINES))
         self.patterns = {p.id: p for p in patterns}
         self.max_tokens = max_tokens
         self.by_qtype: dict[str, list[str]] = {}
         for p in patterns:
             for q in p.qtypes:
                 self.by_qtype.setdefault(q, []).append(p.id)
-        # (qtype or None for all) -> (matcher with every rule, matcher without unbounded rules)
-        self._matchers: dict[Optional[str], tuple[Any, Any]] = {}
         groups: dict[Optional[str], list[DepPattern]] = {None: patterns}
         for q in QTYPES:
             groups[q] = [p for p in patterns if q in p.qtypes or "any" in p.qtypes]
-        for q, group in groups.items():
-            full, bounded = DependencyMatcher(vocab, validate=True), DependencyMatcher(vocab, validate=True)
+        self._groups = groups
+        self.pure = engine == "python" or (engine == "auto" and all(depmatch.supported(p.alternatives)
+                                                                      for p in patterns))
+        if self.pure and not all(depmatch.supported(p.alternatives) for p in patterns):
+            raise LoopAgentError("E303", name="engine", value=engine, why="a rule uses attributes or operators "
+                                 "the plain-Python matcher does not support", allowed="auto, spacy")
+        self._vocab = vocab
+        # (qtype or None for all) -> (matcher with every rule, matcher without unbounded rules)
+        self._matchers: dict[Optional[str], tuple[Any, Any]] = {}
+        if self.pure:
+            self._compiled = {p.id: [depmatch.CompiledAlternative(a) for a in p.alternatives] for p in patterns}
+        else:
+            self._build_spacy()
+
+    def _build_spacy(self) -> None:
+        from .parser import _thinc_without_torch
+        with _thinc_without_torch():
+            from spacy.matcher import DependencyMatcher
+            from spacy.vocab import Vocab
+        if self._vocab is None:
+            self._vocab = Vocab()
+        for q, group in self._groups.items():
+            full, bounded = DependencyMatcher(self._vocab, validate=True), DependencyMatcher(self._vocab,
+                                                                                              validate=True)
             for p in group:
                 try:
                     full.add(p.id, p.alternatives)
@@ -189,23 +219,40 @@ class PatternSet:
                                              "DEP, with IN/NOT_IN/REGEX)") from exc
             self._matchers[q] = (full, bounded)
 
-    def match(self, doc: Any, qtype: Optional[str] = None) -> list[tuple[str, dict[str, int]]]:
+    def match(self, parsed: Any, qtype: Optional[str] = None) -> list[tuple[str, dict[str, int]]]:
         """(rule id, {node name: token index}) per match; rules of ``qtype`` only when given.
 
-        Rules with unbounded operators (including ``~2``) are skipped on docs longer than
+        ``parsed`` is a :class:`~pipeline.syntax.parsed.Parsed` (or a spaCy Doc). Rules with
+        unbounded operators (including ``~2``) are skipped on sentences longer than
         ``max_tokens``; nothing is matched beyond 4x that (DependencyMatcher can blow up).
         """
-        if len(doc) > 4 * self.max_tokens:
+        if not isinstance(parsed, Parsed):
+            parsed = Parsed.from_doc(parsed.text, parsed)
+        ntok = len(parsed)
+        if ntok > 4 * self.max_tokens:
             return []
-        full, bounded = self._matchers.get(qtype, self._matchers[None])
-        matcher = full if len(doc) <= self.max_tokens else bounded
-        if len(matcher) == 0:
-            return []
+        group = self._groups.get(qtype, self._groups[None])
+        bounded_only = ntok > self.max_tokens
+        raw: list[tuple[str, list[int]]] = []
+        if self.pure:
+            state = depmatch.MatchState(parsed) if ntok else None
+            for p in group:
+                if bounded_only and p.unbounded:
+                    continue
+                for alt in self._compiled[p.id]:
+                    raw += [(p.id, ids) for ids in depmatch.match_alternative(parsed, alt, state)]
+        else:
+            full, bounded = self._matchers.get(qtype, self._matchers[None])
+            matcher = bounded if bounded_only else full
+            if len(matcher) == 0:
+                return []
+            doc = to_doc(parsed, self._vocab)
+            raw = [(doc.vocab.strings[key], ids) for key, ids in matcher(doc)]
         out, seen = [], set()
-        for key, token_ids in matcher(doc):
-            p = self.patterns[doc.vocab.strings[key]]
+        for rid, token_ids in raw:
+            p = self.patterns[rid]
             nodes = dict(zip(p.node_names, token_ids))
-            if any(tree_distance(doc, nodes[a], nodes[b]) > n for a, b, n in p.distance):
+            if any(tree_distance(parsed, nodes[a], nodes[b]) > n for a, b, n in p.distance):
                 continue
             sig = (p.id, tuple(sorted(nodes.items())))
             if sig not in seen:

@@ -83,8 +83,9 @@ class SyntaxStage:
     """Stage 2 (see module docstring). Thread-safe; the parser and patterns load on first use."""
 
     def __init__(self, settings: Optional[SyntaxSettings] = None, parser: Optional[Parser] = None,
-                 rules: Any = None) -> None:
+                 rules: Any = None, store: Any = None) -> None:
         self.settings = settings or SyntaxSettings()
+        self.store = store  # parses are read from / persisted in its parses table (None: memory only)
         self.rules = rules  # a pipeline.rules.RuleSet (its dep_pattern rules, overlays and hot reload); built lazily
         parser_dir = rules.config.parser_dir if rules is not None else None
         self.parser = parser or Parser(self.settings.model, self.settings.segmenter, parser_dir=parser_dir)
@@ -115,8 +116,7 @@ class SyntaxStage:
                         pats, settings = load_patterns(path)
                         if not pats:
                             log.warning(message("W005", path=str(path)))
-                        self._patterns = PatternSet(pats, self.parser.nlp.vocab,
-                                                    max_tokens=int(settings.get("max_tokens", 80)))
+                        self._patterns = PatternSet(pats, max_tokens=int(settings.get("max_tokens", 80)))
                         self.last_error = None
                     except LoopAgentError as exc:
                         if self._patterns is None:
@@ -140,7 +140,7 @@ class SyntaxStage:
                         log.warning(message("W005", path=", ".join(str(d) for d in self.rules.dirs)))
                     pats = [compile_rule(r, r.get("__file__", "")) for r in rules]
                     max_tokens = int(self.rules.settings("dep_pattern").get("max_tokens", 80))
-                    self._patterns = PatternSet(pats, self.parser.nlp.vocab, max_tokens=max_tokens)
+                    self._patterns = PatternSet(pats, max_tokens=max_tokens)
                     self._patterns_mtime = version
         return self._patterns  # type: ignore[return-value]
 
@@ -150,6 +150,30 @@ class SyntaxStage:
         _ = self.patterns
         self.parser.parse("用人单位应当依法缴纳社会保险费。")
         return time.perf_counter() - t0
+
+    def fill(self, blocks: list[Any], batch: int = 128, progress: bool = False) -> int:
+        """Parse and store now every sentence of ``blocks`` that stage 2 may match (at most ``max_chars``
+        characters), so no question has to parse; returns the number parsed (stored ones are skipped)."""
+        sentences_of, _ = _shared_helpers()
+        texts = list(dict.fromkeys(s.text for b in blocks for s in sentences_of(b)
+                                   if s.text and len(s.text) <= self.settings.max_chars))
+        bar = None
+        if progress and texts:
+            try:
+                from tqdm import tqdm
+                bar = tqdm(total=len(texts), unit="sent", desc="parse", leave=False, dynamic_ncols=True)
+            except ImportError:
+                bar = None
+        before = self.parser.misses
+        for i in range(0, len(texts), batch):
+            self.parser.parse_many(texts[i:i + batch], self.store)
+            if bar is not None:
+                bar.update(len(texts[i:i + batch]))
+        if bar is not None:
+            bar.close()
+        if self.store is not None and hasattr(self.store, "flush_parses"):
+            self.store.flush_parses()
+        return self.parser.misses - before
 
     # --- the stage ------------------------------------------------------------------
     def run(self, query: Query, candidates: list[Candidate], max_anchors: int = 3) -> list[Anchor]:
@@ -179,8 +203,9 @@ class SyntaxStage:
         anchors = []
         patterns = self.patterns if scored else None
         if patterns is not None and patterns.by_qtype.get(query.qtype):
-            # one batched parse of the sentences that will be matched (cached ones are free)
-            self.parser.parse_many([sc.sent.text for sc in scored[:s.max_parse] if len(sc.sent.text) <= s.max_chars])
+            # one batched parse of the sentences that will be matched (cached or stored ones are free)
+            self.parser.parse_many([sc.sent.text for sc in scored[:s.max_parse] if len(sc.sent.text) <= s.max_chars],
+                                   self.store)
         for rank, sc in enumerate(scored):
             details: dict[str, Any] = {"lexical": round(sc.lexical, 3), "window": round(sc.window, 3),
                                        "prior": round(sc.prior, 3), "condition": sc.condition, "pattern": 0.0}
@@ -210,12 +235,12 @@ class SyntaxStage:
         wanted = set(patterns.by_qtype.get(qtype, [])) | set(patterns.by_qtype.get("any", []))
         if not wanted:
             return None, 0.0
-        parsed = self.parser.parse(sc.sent.text)
+        parsed = self.parser.parse(sc.sent.text, self.store)
         key = (id(patterns), qtype, sc.sent.text)
         with self._lock:
             matches = self._matches.get(key)
         if matches is None:
-            matches = patterns.match(parsed.doc, qtype)
+            matches = patterns.match(parsed, qtype)
             with self._lock:
                 self._matches[key] = matches
                 if len(self._matches) > self.match_cache_size:
