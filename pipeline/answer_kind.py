@@ -71,6 +71,7 @@ class AnswerKindGrammar:
         self.before_gap = 8
         self.refines: frozenset[str] = frozenset()
         self.any_agent: frozenset[str] = frozenset()
+        self.after_link_words: tuple[str, ...] = ()
 
     def _refresh(self) -> None:
         if self._version == self.rules.version:
@@ -102,6 +103,7 @@ class AnswerKindGrammar:
             self.before_gap = int(settings.get("before_gap", 8))
             self.refines = frozenset(str(x) for x in settings.get("refines") or [])
             self.any_agent = frozenset(str(x) for x in settings.get("any_agent") or [])
+            self.after_link_words = tuple(str(x) for x in settings.get("after_link_words") or [])
             self._version = self.rules.version
 
     def units_of(self, kind_rule: dict) -> tuple[str, ...]:
@@ -152,7 +154,7 @@ class AnswerKindGrammar:
                 if m.start() >= b:  # 什么费率: the noun follows the interrogative
                     gap, how = m.start() - b, "after"
                     limit = self.after_gap
-                elif m.end() <= a and (r.get("link") != "after" or text[m.end():a] in ("是", "为")):  # 电压应设为多少
+                elif m.end() <= a and (r.get("link") != "after" or text[m.end():a] in self.after_link_words):  # 电压应设为多少
                     gap, how = a - m.end(), "before"
                     limit = self.before_gap
                     if self._before_rx is not None and not self._before_rx.match(text[m.end():a]):

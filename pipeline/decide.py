@@ -16,17 +16,24 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from .config import shipped_dir
 from .errors import LoopAgentError
+from .rules import load_rule_file, register_schema
 from .types import Block
 
 ACTIONS = ("search", "read", "expand", "answer")
 
-SYSTEM = ("你是法规问答助手，只能通过动作查阅文件。每一轮只输出一个 JSON 对象，不要输出其他文字。动作：\n"
-          '{"action": "search", "query": "检索词"}：检索，返回候选块的 block_id 与开头；同一检索词不能重复；\n'
-          '{"action": "read", "block_id": "…"}：读取一个块的全文；\n'
-          '{"action": "expand", "block_id": "…"}：读取该块及前后相邻的块；\n'
-          '{"action": "answer", "answer": "答案", "evidence_ids": ["…"]}：作答，只能引用读过的块，'
-          "答案中的数字必须出现在引用的块中。找不到依据时回答 未提及。")
+register_schema("decide_prompt", {})  # rules/decide_prompt.yaml: file-level settings only
+
+
+def _load_prompt() -> dict[str, str]:
+    """The system prompt and the replies to the model's actions (rules/decide_prompt.yaml)."""
+    rf = load_rule_file(shipped_dir("rules") / "decide_prompt.yaml")
+    return {str(k): str(v) for k, v in rf.settings.items()}
+
+
+PROMPT = _load_prompt()
+SYSTEM = PROMPT["system"]
 
 
 @dataclass(frozen=True)
@@ -102,22 +109,22 @@ class DecisionMode:
                     return None, steps  # twice no valid JSON: the rules path answers
                 retried = True
                 messages += [{"role": "assistant", "content": raw},
-                             {"role": "user", "content": "输出不是有效的动作 JSON。请只输出一个 JSON 对象。"}]
+                             {"role": "user", "content": PROMPT["invalid"]}]
                 continue
             kind = action["action"]
             if kind == "search":
                 key = re.sub(r"\s+", "", action["query"])
                 if key in searched:
-                    result = f"拒绝：检索词「{action['query']}」已检索过，不能重复检索"
+                    result = PROMPT["repeated"].format(query=action["query"])
                 else:
                     searched.add(key)
                     hits = self.search(action["query"])[:s.results]
                     result = "\n".join(f"{b.block_id} | {'/'.join(b.section[-2:])} | {b.text[:60]}" for b in hits) \
-                        or "没有结果"
+                        or PROMPT["no_results"]
             elif kind in ("read", "expand"):
                 b = self.store.block(action["block_id"])
                 if b is None:
-                    result = f"拒绝：没有 block_id {action['block_id']}"
+                    result = PROMPT["no_block"].format(block_id=action["block_id"])
                 else:
                     blocks = [b] if kind == "read" else self.store.doc_blocks(b.doc_id, max(0, b.order - 1), b.order + 2)
                     for x in blocks:
@@ -127,15 +134,16 @@ class DecisionMode:
                 ids = [str(i) for i in action.get("evidence_ids") or []]
                 unread = [i for i in ids if i not in read]
                 if not ids or unread:
-                    result = "拒绝：答案只能引用读过的块" + (f"（未读：{'、'.join(unread)}）" if unread else "（没有引用）")
+                    result = PROMPT["uncited"] + (PROMPT["unread"].format(ids="、".join(unread)) if unread
+                                                  else PROMPT["no_citation"])
                 else:
                     cited = [read[i] for i in ids]
                     check = check_grounding(action["answer"], "\n".join(b.text for b in cited), question)
                     if check.grounded:
                         steps.append({"action": "answer", "answer": action["answer"], "evidence_ids": ids,
-                                      "result": "采纳"})
+                                      "result": PROMPT["accepted"]})
                         return Decision(answer=action["answer"].strip(), blocks=cited, steps=steps), steps
-                    result = f"拒绝：答案未通过依据检查（{check.reason}）"
+                    result = PROMPT["ungrounded"].format(reason=check.reason)
             steps.append({**action, "result": result[:300]})
             messages += [{"role": "assistant", "content": json.dumps(action, ensure_ascii=False)},
                          {"role": "user", "content": result}]

@@ -21,7 +21,7 @@ import regex
 from .answer_kind import AnswerKindGrammar
 from .numbers import (NUM, VALUES, canonical_unit, cn_number, find_quantities, grounded, mask_long_numerals,
                       norm_for_match, unit_alternation)
-from .rules import Field, RuleSet, register_regex, register_schema
+from .rules import Field, RuleSet, load_rule_file, register_regex, register_schema, strip_lines
 from .store import Store
 from .text import block_sentences, cited_articles, split_sentences, strip_asides
 from .types import Anchor, Block, Candidate, Query, Sentence
@@ -66,6 +66,114 @@ register_schema("template", {
 register_regex("template", regex=PLACEHOLDERS, asked=None)  # bad patterns reported at their own position
 
 
+# --- cue words (rules/extract_cues.yaml) ----------------------------------------------------
+# The words and short patterns that steer extraction (modals, bounds, what a question asks for, units)
+# are data: one rule each, with a regex, a word list or a table. They are compiled once per rule version.
+def _check_cue(rule: dict) -> Optional[str]:
+    if sum(k in rule for k in ("regex", "words", "map")) != 1:
+        return "give exactly one of 'regex', 'words' or 'map'"
+    if "words" in rule and not all(isinstance(w, (str, int, float)) and str(w) for w in rule["words"]):
+        return "'words' must be a list of non-empty words"
+    if "accepts" in rule and "unit" not in rule:
+        return "'accepts' needs the 'unit' it belongs to"
+    return None
+
+
+register_schema("extract_cue", {
+    "regex": Field((str,), False, "a Python regex over the text the note names"),
+    "words": Field((list,), False, "words or phrases, any of which matches (tried in the order written)"),
+    "map": Field((dict,), False, "a table: a word -> what it stands for"),
+    "unit": Field((str,), False, "the unit (or classifier) this cue gives"),
+    "accepts": Field((list,), False, "units an answer to this cue may carry"),
+    "group": Field((str,), False, "rules read together, in file order (e.g. asked_duration)"),
+}, check=_check_cue)
+register_regex("extract_cue", regex=None)
+
+
+class Cues:
+    """The cue rules, compiled: ``rx(id)`` a pattern, ``words(id)`` a word tuple, ``table(id)`` a mapping,
+    ``group(name)`` the rules of a group in file order, ``rule(id)`` the rule itself."""
+
+    def __init__(self, rules: list[dict]) -> None:
+        self._rules: dict[str, dict] = {}
+        self._rx: dict[str, Any] = {}
+        self._words: dict[str, tuple[str, ...]] = {}
+        self._tables: dict[str, dict] = {}
+        self._groups: dict[str, list[dict]] = {}
+        for r in rules:
+            rid = str(r["id"])
+            self._rules[rid] = r
+            if "regex" in r:
+                self._rx[rid] = re.compile(r["regex"])
+            elif "words" in r:
+                words = tuple(str(w) for w in r["words"])
+                self._words[rid] = words
+                self._rx[rid] = re.compile("|".join(re.escape(w) for w in words))
+            else:
+                self._tables[rid] = {str(k): v for k, v in strip_lines(r["map"]).items()}
+        for r in rules:
+            if r.get("group"):
+                self._groups.setdefault(str(r["group"]), []).append(r)
+
+    def rx(self, rid: str) -> Any:
+        return self._rx[rid]
+
+    def words(self, rid: str) -> tuple[str, ...]:
+        return self._words[rid]
+
+    def word(self, rid: str) -> str:
+        return self._words[rid][0]
+
+    def table(self, rid: str) -> dict:
+        return self._tables[rid]
+
+    def rule(self, rid: str) -> dict:
+        return self._rules[rid]
+
+    def group(self, name: str) -> list[dict]:
+        return self._groups.get(name, [])
+
+
+def _shipped_cue_rules() -> list[dict]:
+    from .config import shipped_dir
+    return load_rule_file(shipped_dir("rules") / "extract_cues.yaml").rules
+
+
+_SHIPPED_CUES = _shipped_cue_rules()
+CUES = Cues(_SHIPPED_CUES)
+
+
+def use_cues(rules: RuleSet) -> Cues:
+    """Compile the cue rules of ``rules`` (the shipped ones, an overlay rule replacing the shipped rule of
+    its id) and make them the ones extraction reads; called when the rule set's version changes."""
+    global CUES
+    merged = {str(r["id"]): r for r in _SHIPPED_CUES}
+    merged.update((str(r["id"]), r) for r in rules.get("extract_cue"))
+    CUES = Cues(list(merged.values()))
+    return CUES
+
+
+def check_cue_example(rule: dict, ex: dict) -> tuple[bool, Any]:
+    """A cue's example: {input: text, expect: true/false} (does it occur), or for a table {input: word,
+    expect: what the table gives}."""
+    c = Cues([rule])
+    rid = str(rule["id"])
+    expect = strip_lines(ex.get("expect"))
+    if "map" in rule:
+        got = c.table(rid).get(str(ex["input"]))
+        return got == expect, got
+    got = bool(c.rx(rid).search(str(ex["input"])))
+    return got == bool(expect), got
+
+
+def _register_cue_checker() -> None:
+    from . import rules_cli
+    rules_cli.CHECKERS.setdefault("extract_cue", check_cue_example)
+
+
+_register_cue_checker()
+
+
 # --- value builders -------------------------------------------------------------
 def _num(s: Optional[str]) -> Optional[float]:
     v = cn_number(s) if s else None
@@ -84,11 +192,12 @@ def _b_money(g: dict) -> Optional[dict]:
     if n is None:
         return None
     unit = g.get("unit") or ""
-    if unit in ("万元", "亿元"):
-        n = n * (10_000 if unit == "万元" else 100_000_000)
+    scale, yuan = CUES.table("unit.money_scale"), CUES.word("unit.yuan")
+    if unit in scale:
+        n = n * scale[unit]
         n = int(n) if float(n).is_integer() else n
-        unit = "元"
-    kind = "money" if unit == "元" else "number"
+        unit = yuan
+    kind = "money" if unit == yuan else "number"
     return {"kind": kind, "number": n, "unit": canonical_unit(unit)}
 
 
@@ -98,11 +207,11 @@ def _b_range(g: dict) -> Optional[dict]:
         return None
     unit = g.get("unit") or ""
     unit1 = g.get("unit1") or unit
-    scale = {"万元": 10_000, "亿元": 100_000_000}
+    scale = CUES.table("unit.money_scale")
     lo = lo * scale.get(unit1, 1)
     hi = hi * scale.get(unit, 1)
     if unit in scale:
-        unit = "元"
+        unit = CUES.word("unit.yuan")
     if lo > hi:
         return None
     fix = lambda v: int(v) if float(v).is_integer() else v  # noqa: E731
@@ -110,14 +219,14 @@ def _b_range(g: dict) -> Optional[dict]:
 
 
 def _b_range_multiple(g: dict) -> Optional[dict]:
-    r = _b_range({**g, "unit": "倍"})
+    r = _b_range({**g, "unit": CUES.word("unit.multiple")})
     return r
 
 
 def _b_percent(g: dict) -> Optional[dict]:
     if g.get("pre"):
         n = _num(g.get("num"))
-        unit = {"百分之": "%", "千分之": "‰", "万分之": "‱"}[g["pre"]]
+        unit = CUES.table("unit.percent_prefix")[g["pre"]]
     else:
         n = _num(g.get("num2"))
         unit = g.get("sign") or "%"
@@ -144,14 +253,11 @@ def _b_count(g: dict) -> Optional[dict]:
     return out
 
 
-_ITEM_SPLIT = re.compile(r"、|以及|及|和")
-
-
 def _b_count_enum(g: dict) -> Optional[dict]:
-    items = [x.strip() for x in _ITEM_SPLIT.split(g.get("items") or g.get("items2") or "") if x.strip()]
+    items = [x.strip() for x in CUES.rx("count.item_split").split(g.get("items") or g.get("items2") or "") if x.strip()]
     if len(items) < 2 or any(len(x) > 30 for x in items):
         return None
-    if any(re.search(r"第[（(]?[一二三四五六七八九十百\d]+[)）]?[条款项]", x) for x in items):
+    if any(CUES.rx("count.provision_ref").search(x) for x in items):
         return None  # 第(一)项、第(二)项 cite other provisions; they are not the things counted
     return {"kind": "count", "number": len(items), "items": items}
 
@@ -166,17 +272,13 @@ def _b_definition(g: dict) -> Optional[dict]:
     return {"kind": "text", "text": body, "term": (g.get("term") or "").strip()} if body else None
 
 
-_BAD_AGENT = re.compile(r"^(并|并且|应当|可以|由|其|和|以及|或者|不|未|没有|负责|组织|指导|协调|做好|加强|开展|实施|制定)|[的地]$|"
-                        r"贯彻|坚持|实行|遵循|方针|原则|按照|依照|根据")
-
-
 def _b_who(g: dict) -> Optional[dict]:
     agent = (g.get("agent") or "").strip()
-    agent = re.sub(r"^(由|应当由|应由|并由)", "", agent)
-    m = re.match(r"(.{2,20}?)对.+", agent)
+    agent = CUES.rx("who.lead").sub("", agent)
+    m = CUES.rx("who.agent_of").match(agent)
     if m:
         agent = m.group(1)  # 单位的主要负责人对本单位的内部治安保卫工作负责 → 单位的主要负责人
-    if not agent or _BAD_AGENT.search(agent) or len(agent) < 2:
+    if not agent or CUES.rx("who.bad_agent").search(agent) or len(agent) < 2:
         return None
     return {"kind": "text", "text": agent}
 
@@ -334,14 +436,10 @@ def condition_match(question_quantities: list[dict], text: str, question_ranges:
 
 
 # --- polarity for yes/no ----------------------------------------------------------
-_NEG_MODAL = re.compile(r"不得|禁止|不能|不可以|不予|不准|严禁|无需|不需要|不必|不再|不属于|不计入|不视为|不应|无权|不享受")
-_POS_MODAL = re.compile(r"应当|可以|有权|必须|应|准予|享有|视同|计入|属于|需要|须")
-
-
 def polarity_of(text: str) -> Optional[bool]:
     """True for a permissive/obligatory provision, False for a prohibition, None if neither."""
-    neg = _NEG_MODAL.search(text)
-    pos = _POS_MODAL.search(text)
+    neg = CUES.rx("modal.negative").search(text)
+    pos = CUES.rx("modal.positive").search(text)
     if neg and (not pos or neg.start() <= pos.start() + 2):
         return False
     if pos:
@@ -414,6 +512,8 @@ class Extractor:
         self._kind_only_units: frozenset[str] = frozenset()
         self._plans: dict[str, list[str]] = {}
         self._plans_version = -1
+        self._cues_version = -1
+        self._cues: Optional[Cues] = None
 
     def templates(self) -> list[Template]:
         if self._version != self.rules.version:
@@ -446,7 +546,7 @@ class Extractor:
                     continue
                 items.append(b)
             return lead, items
-        if not re.search(r"[：:]\s*$", block.text) and "下列" not in block.text:
+        if not re.search(r"[：:]\s*$", block.text) and not CUES.rx("list.lead").search(block.text):
             return None, []
         after = self.store.doc_blocks(block.doc_id, block.order + 1, block.order + 40)
         items = []
@@ -521,12 +621,22 @@ class Extractor:
         return []
 
     def plan(self, qtype: str) -> list[str]:
-        """The strategies a question type tries, in order (rules/strategies.yaml)."""
+        """The strategies a question type tries, in order (rules/strategies.yaml); refreshes the cue words
+        (rules/extract_cues.yaml) of a new rule version too."""
         if self._plans_version != self.rules.version:
             with self._lock:
                 self._plans = {r["qtype"]: [str(x) for x in r["strategies"]] for r in self.rules.get("strategy_plan")}
                 self._plans_version = self.rules.version
+        self.cues()
         return self._plans.get(qtype, [])
+
+    def cues(self) -> Cues:
+        """The cue words of this rule set, compiled once per rule version (and made the module's)."""
+        if self._cues_version != self.rules.version or CUES is not self._cues:
+            with self._lock:
+                self._cues = use_cues(self.rules)
+                self._cues_version = self.rules.version
+        return self._cues
 
     def _weak_ids(self) -> set[str]:
         """Templates too generic to answer a provision question on their own (priority < 50)."""
@@ -542,7 +652,7 @@ class Extractor:
         """(score, value, span, template, condition match) for every usable template match in ``sent``."""
         out = []
         # numbers inside conditional clauses (…不满三年的，) describe when, not what
-        conds = [c[4] for c in range_conditions(sent) if _clause_at(sent, c[4]).endswith("的")]
+        conds = [c[4] for c in range_conditions(sent) if _clause_at(sent, c[4]).endswith(CUES.words("condition.clause_end"))]
         kind = query.constraints.get("value_kind")
         kind_units = query.constraints.get("value_units") or []
         for t in self.templates():
@@ -575,7 +685,7 @@ class Extractor:
         matches = self._matches(query, sent)
         if not matches:
             return None
-        if _ASKS_TOTAL.search(query.text) and not _STATES_TOTAL.search(sent):
+        if CUES.rx("ask.total").search(query.text) and not CUES.rx("says.total").search(sent):
             return None  # 一共多少天: one addend is not the total, and we do not add up provisions
         score, value, span, t, cm = matches[0]
         clause = _clause_at(sent, span)
@@ -586,7 +696,7 @@ class Extractor:
         # a tiered provision (…不满一年的，…；…两年以上不满五年的，…) asked without the
         # condition that picks a tier: give every tier rather than the first one
         before = _clause_before(sent, (span[0], span[0]))  # up to the value: the value is no condition
-        tiered = (before.find("的，") >= 0 and bool(range_conditions(before))
+        tiered = (bool(CUES.rx("condition.tier_break").search(before)) and bool(range_conditions(before))
                   and not query.constraints.get("quantities") and not query.constraints.get("ranges"))
         multipart = is_multipart(query.text)
         same = [(span, value)]  # 电压的范围为[9,36]，电流的范围为[0,3]: several values in one sentence
@@ -640,7 +750,7 @@ class Extractor:
         lead, items = self.list_items(block)
         if len(items) < 2:
             return None
-        if query.qtype == "exception" and not _EXCEPTION_LEAD.search((lead or block).text):
+        if query.qtype == "exception" and not CUES.rx("exception.lead").search((lead or block).text):
             return None  # a list answers 哪些…除外/不适用 only when its lead states the exception
         if block.type == "list_item" and lead is not None and query.qtype in ("condition", "procedure"):
             found = self._matching_items(query, anchor, lead, items)
@@ -711,7 +821,7 @@ class Extractor:
     @strategy("count_items")
     def _s_count_items(self, query: Query, anchor: Anchor) -> Optional[Found]:
         f = self._s_list(query, anchor)
-        if f is None or not _CLASSIFYING.search(f.evidence[0][1].text):
+        if f is None or not CUES.rx("list.classifying").search(f.evidence[0][1].text):
             return None  # items count only when the lead says it classifies (分为/包括下列…)
         n = len(f.value["items"])
         cls = _asked_classifier(query.text)
@@ -724,13 +834,13 @@ class Extractor:
     @strategy("yesno")
     def _s_yesno(self, query: Query, anchor: Anchor) -> Optional[Found]:
         sent = anchor.sentence.text
-        if _LEAD_END.search(sent) and anchor.candidate.block.type != "list_item":
+        if CUES.rx("list.lead_end").search(sent) and anchor.candidate.block.type != "list_item":
             return self._yesno_items(query, anchor)
         limit = _limit_check(query.constraints.get("quantities") or [], sent)
         cond = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
         if limit is not None and cond >= 0:  # 可以约定两次试用期吗 vs 只能约定一次试用期: the number decides
             ok, why = limit
-            return Found(value={"kind": "boolean", "value": ok}, answer=f"{'是' if ok else '否'}。依据：{sent}",
+            return Found(value={"kind": "boolean", "value": ok}, answer=f"{_yesno_word(ok)}。依据：{sent}",
                          method="strategy:yesno.limit", anchor=anchor, evidence=[self._ev(anchor)],
                          score=1.3 + 0.5 * cond, reasons=[f"数量比较：{why}"])
         pol = polarity_of(_asked_clause(query, sent))
@@ -739,7 +849,6 @@ class Extractor:
             return None
         if pol is None:  # …30日内在境内出版的，视为同时出版: a consequence with no modal holds when its condition does
             pol = True
-        q_neg = bool(re.search(r"不(?:得|能|可以|用|需要|必)|无需|禁止", query.text))
         yes = pol
         reasons = [f"模态：{'肯定' if pol else '否定'}"]
         if cm < 0:
@@ -747,12 +856,11 @@ class Extractor:
             reasons.append("条件不满足：问题中的数量不在该条件范围内")
         elif cm > 0:
             reasons.append("条件满足：问题中的数量落在该条件范围内")
-        del q_neg
-        head = "是" if yes else "否"
+        head = _yesno_word(yes)
         shared = longest_common(query.text, sent)
         if len(shared) < 3:
             return None  # the provision must name what is asked about, not just share loose words
-        pred = _ASKED_PREDICATE.search(query.text)
+        pred = CUES.rx("ask.predicate").search(query.text)
         asked = re.sub(r"[“”\"「」]", "", pred.group(1)) if pred else _tail_predicate(query.text)
         # 能否安排夜班劳动: the provision must speak of 安排夜班劳动, not of 安排哺乳时间; 还能再申请一次复核吗:
         # of 复核, not of 申请调解
@@ -785,7 +893,7 @@ class Extractor:
         lead_sent = split_sentences(lead.text)[-1]
         c = anchor.candidate
         return Found(value={"kind": "boolean", "value": pol},
-                     answer=f"{'是' if pol else '否'}。依据：{lead_sent.text}{best.text}", method="strategy:yesno.item",
+                     answer=f"{_yesno_word(pol)}。依据：{lead_sent.text}{best.text}", method="strategy:yesno.item",
                      anchor=anchor, evidence=[(lead, lead_sent, c.title, c.source),
                                               (best, Sentence(best.text, 0, len(best.text)), c.title, c.source)],
                      score=1.0 + fit(best), reasons=[f"匹配模式：yesno.item（{best.meta.get('label', '')}）"])
@@ -796,11 +904,11 @@ class Extractor:
         sent = anchor.sentence.text
         if _restates_question(query.text, sent):
             return None
-        cue = _EXCLUSION_CUE.search(query.text)
-        phrase = cue.group(0) + (query.text[cue.end():cue.end() + 2] if cue and cue.group(0) in ("不予", "免予") else "") \
-            if cue else ""
+        cue = CUES.rx("ask.exclusion").search(query.text)
+        phrase = cue.group(0) + (query.text[cue.end():cue.end() + 2] if cue and cue.group(0) in
+                                 CUES.words("ask.exclusion_takes_next") else "") if cue else ""
         if query.qtype == "exception" and cue and \
-                not re.search(re.escape(phrase) + r"[^，。；;,的]{0,10}(?:[，。；;,]|$)", sent):
+                not re.search(re.escape(phrase) + CUES.rx("ask.exclusion_tail").pattern, sent):
             # 哪些…不适用本条例 is answered by a sentence that says …，不适用本条例 (not 必须遵守本条例, nor
             # 对不予公开的内容说明理由, where the cue only qualifies a noun)
             return None
@@ -881,14 +989,14 @@ class Extractor:
     def _s_count_values(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """评级分为几档 — 评级为10分、7分、4分: a run of three or more values in one unit,
         joined by 、/和/或, counts the grades; the clause must name what the question counts."""
-        if not re.search(r"几(档|种|类|级|个等级|个档次|个级别)", query.text):
+        if not CUES.rx("ask.grades").search(query.text):
             return None
         sent = anchor.sentence.text
         qs = find_quantities(sent)
         runs: list[list[dict]] = []
         for x in qs:
             if runs and runs[-1][-1]["unit"] == x["unit"] and x["unit"] and \
-                    sent[runs[-1][-1]["end"]:x["start"]] in ("、", "和", "或", "、或", "或者", "、和"):
+                    sent[runs[-1][-1]["end"]:x["start"]] in CUES.words("count.run_joiners"):
                 runs[-1].append(x)
             else:
                 runs.append([x])
@@ -910,7 +1018,7 @@ class Extractor:
     @strategy("count_of")
     def _s_count_of(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """多少台设备 / 多少名员工: a number directly followed by the noun the question counts."""
-        m = _ASK_NOUN.search(query.text)
+        m = CUES.rx("ask.noun_counted").search(query.text)
         if not m:
             return None
         noun = m.group("noun")
@@ -921,7 +1029,7 @@ class Extractor:
         n = _num(hit.group("num"))
         if n is None:
             return None
-        n = n * {"万": 10_000, "亿": 100_000_000}.get(hit.group("scale") or "", 1)
+        n = n * CUES.table("unit.number_scale").get(hit.group("scale") or "", 1)
         n = int(n) if float(n).is_integer() else n
         return Found(value={"kind": "number", "number": n, "unit": noun},
                      answer=_clause_at(anchor.sentence.text, hit.span()), method="strategy:number.count_of",
@@ -934,7 +1042,7 @@ class Extractor:
             if "definition" not in t.types:
                 continue
             for value, span in t.apply(anchor.sentence.text):
-                term = re.sub(r"^(本法|本条例|本规定|本办法|本细则)?(所称的?|所说的|中的?)?", "", value.get("term", ""))
+                term = CUES.rx("definition.term_prefix").sub("", value.get("term", ""))
                 wanted = [e for e in (query.entities or query.terms) if len(e) >= 2]
                 if not any(term == e or term.endswith(e) for e in wanted):
                     continue  # 职业病危害，是指… does not define 职业病
@@ -964,7 +1072,7 @@ class Extractor:
     @strategy("exception")
     def _s_exception(self, query: Query, anchor: Anchor) -> Optional[Found]:
         sent = anchor.sentence.text
-        m = re.search(r"(但|除)([^。；]*?)(除外|外)", sent)
+        m = CUES.rx("exception.but").search(sent)
         if m:
             found = Found(value={"kind": "text", "text": m.group(0)}, answer=sent, method="strategy:exception.but",
                           anchor=anchor, evidence=[self._ev(anchor)], score=0.6, reasons=["匹配模式：exception.but"])
@@ -982,8 +1090,8 @@ class Extractor:
         # the rule, then its exception in the next sentence (…不再追究违约责任；涉及…的，上述期限延长至三年)
         sents = split_sentences(anchor.candidate.block.text)
         idx = next((i for i, x in enumerate(sents) if x.start == anchor.sentence.start), None)
-        if idx is not None and idx + 1 < len(sents) and _EXCEPTION_NEXT.search(sents[idx + 1].text) and \
-                _ASKS_EXCEPTION.search(query.text):
+        if idx is not None and idx + 1 < len(sents) and CUES.rx("exception.next").search(sents[idx + 1].text) and \
+                CUES.rx("ask.exception").search(query.text):
             nxt = sents[idx + 1]
             return Found(value={"kind": "text", "text": nxt.text}, answer=sent + nxt.text,
                          method="strategy:exception.following", anchor=anchor,
@@ -992,51 +1100,34 @@ class Extractor:
         return None
 
 
-_EXCEPTION_LEAD = re.compile(r"不(?:得|予|适用|计入|属于|享受|包括|受|视为|作为|认定|再|能|应|需|必|超过|列入)|"
-                             r"除外|例外|免予|免于|禁止|无需|无须")
-_ASKS_EXCEPTION = re.compile(r"例外|除外|特殊情况|另有规定|不适用|除了")
-_EXCEPTION_NEXT = re.compile(r"^(但|但是)|上述(期限|规定)|前款规定|除外|另有规定|不适用|延长至|不受")
 _PROVISION_TYPES = ("condition", "procedure", "exception", "list")
 _VALUE_TYPES = ("duration", "money", "number", "date")
 
 
-_ASK_UNIT = [(re.compile(r"几个?月|多少个月"), "月"), (re.compile(r"几年|多少年"), "年"),
-             (re.compile(r"几天|多少天|几日|多少日"), "日"), (re.compile(r"几个工作日|多少个工作日"), "工作日"),
-             (re.compile(r"几个?小时|多少小时"), "小时")]
 
 
 
 
 def _cell_value(cell: str) -> dict:
     """A table cell as a value: a number with its unit when it is one (15N.m, 3.7A, 20V〜55V), else text."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:[-~〜～至]\s*(\d+(?:\.\d+)?))?\s*([^\d\s].{0,8})?\s*", cell)
+    m = CUES.rx("table.cell_value").fullmatch(cell)
     if not m:
         return {"kind": "text", "text": cell}
     unit = canonical_unit((m.group(3) or "").strip().rstrip("。；"))
     fix = lambda v: int(float(v)) if float(v).is_integer() else float(v)  # noqa: E731
     if m.group(2):
         return {"kind": "range", "min": fix(m.group(1)), "max": fix(m.group(2)), "unit": unit}
-    kind = "duration" if unit in _TIME_UNITS else "money" if unit == "元" else "number"
+    kind = "duration" if unit in _TIME_UNITS else "money" if unit == CUES.word("unit.yuan") else "number"
     return {"kind": kind, "number": fix(m.group(1)), "unit": unit}
 
 
 _TIME_UNITS = {canonical_unit(u) for u, (dim, _) in _TO_BASE.items() if dim in ("days", "hours")}
 _CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}[0-9]{0,4})(?![A-Za-z0-9])")
-_ASK_NOUN = re.compile(r"多少(?:个|名|位|家|户|台|辆|件)?(?P<noun>[\u4e00-\u9fff]{1,6}?)(?:[？?。，,]|$)")
-_ASKS_TOTAL = re.compile(r"一共|总共|合计|加起来|总计")
-_STATES_TOTAL = re.compile(r"共计|合计|总计|共[\d一二三四五六七八九十]|一共|总共")
-_CLASSIFYING = re.compile(r"分为|包括|包含|分成|划分|由下列|下列.{0,8}(?:种|类|项|个|级|部分)")
-_MULTI = re.compile(r"分别|各(?:是|为|有|自)?(?:多少|几|什么)|[？?].+[？?]|和.{1,12}(?:多少|几)|(?:多少|几).{1,20}(?:和|以及|、).{1,12}(?:多少|几)|"
-                    r"[和与及].{1,12}在?(?:时间|时限|期限)(?:上|方面)?有")
 
 
 def is_multipart(question: str) -> bool:
     """True when the question asks for several values at once (分别…, two question marks…)."""
-    return bool(_MULTI.search(question))
-
-
-_MAX_CUE = re.compile(r"(只能|不得超过|不超过|最多|最长|至多|不得多于)[\u4e00-\u9fff]{0,4}$")
-_MIN_CUE = re.compile(r"(不得少于|不少于|至少|最少|不低于|不得低于)[\u4e00-\u9fff]{0,4}$")
+    return bool(CUES.rx("ask.multipart").search(question))
 
 
 def _limit_check(question_quantities: list[dict], sent: str) -> Optional[tuple[bool, str]]:
@@ -1048,13 +1139,13 @@ def _limit_check(question_quantities: list[dict], sent: str) -> Optional[tuple[b
         for m in find_quantities(sent):
             if m["unit"] != q["unit"] or not m["unit"]:
                 continue
-            if _clause_at(sent, (m["start"], m["end"])).endswith("的"):
+            if _clause_at(sent, (m["start"], m["end"])).endswith(CUES.words("condition.clause_end")):
                 continue  # 三个月以上不满一年的: a condition of the provision, not its limit
-            if re.match(r"(?:及?以上|及?以下|以内)?的", sent[m["end"]:m["end"] + 4]):
+            if CUES.rx("limit.about_whom").match(sent[m["end"]:m["end"] + 4]):
                 continue  # 对怀孕7个月以上的女职工: whom the provision is about, not a limit on the asked act
             before = sent[max(0, m["start"] - 10):m["start"]]
-            mx = _MAX_CUE.search(before) or re.search(r"^(以内|之内|以下)", sent[m["end"]:m["end"] + 2])
-            mn = _MIN_CUE.search(before) or re.search(r"^(以上)", sent[m["end"]:m["end"] + 2])
+            mx = CUES.rx("limit.max_before").search(before) or CUES.rx("limit.max_after").search(sent[m["end"]:m["end"] + 2])
+            mn = CUES.rx("limit.min_before").search(before) or CUES.rx("limit.min_after").search(sent[m["end"]:m["end"] + 2])
             if mx and not mn:
                 ok = q["number"] <= m["number"]
                 return ok, f"问题中的{q['text']}{'未超过' if ok else '超过'}条款上限{m['text']}"
@@ -1064,24 +1155,21 @@ def _limit_check(question_quantities: list[dict], sent: str) -> Optional[tuple[b
     return None
 
 
-_LEAD_END = re.compile(r"(下列|如下)[^。]*[：:]\s*$")
-_ASKED_PREDICATE = re.compile(r"(?:能否|是否|可否|能不能|可不可以|需不需要|要不要|算不算|会不会)(?:应当|可以|必须|需要|要)?"
-                              r"([^，。？?！!吗呢]{2,20})")
 
 
 def _tail_predicate(question: str) -> str:
     """What a …吗 question asks about: its last clause without the particle, pronouns and modals
     (我对同一事故还能再申请一次复核吗 → 同一事故再申请一次复核)."""
     clauses = [c for c in re.split(r"[，,；;。？?！!]", strip_asides(question)) if c.strip()]
-    if not clauses or not re.search(r"吗|呢", clauses[-1]):
+    if not clauses or not CUES.rx("tail.particle").search(clauses[-1]):
         return ""
-    tail = re.sub(r"[吗呢]+$", "", clauses[-1].strip())
-    if re.search(r"这样|这么", tail):
+    tail = CUES.rx("tail.particle_end").sub("", clauses[-1].strip())
+    if CUES.rx("tail.situation").search(tail):
         return ""  # 这样做合法吗 judges the situation told before
-    tail = re.sub(r"^(?:那么?|请问|这|那)", "", tail)
-    tail = re.sub(r"^(?:按照?|根据|依照|依据)[^，,]{0,24}?(?:的)?(?:规定|要求|约定)", "", tail)  # names the document, not the act
-    tail = re.sub(r"我们|我|你|他们|他|她|对方|公司|单位|还|能不能|能否|可以|能够|能|会|要|应当|应该|需要|必须|得|先|再次?|也|有权", "", tail)
-    if re.fullmatch(r"(?:是)?(?:合规|合法|违法|违规|允许|可行|对|行|有效|正确|属实)的?", tail):
+    tail = CUES.rx("tail.opening").sub("", tail)
+    tail = CUES.rx("tail.document").sub("", tail)  # names the document, not the act
+    tail = CUES.rx("tail.filler").sub("", tail)
+    if CUES.rx("tail.judgement").fullmatch(tail):
         return ""  # 合法吗 judges the situation told before; it names nothing the provision must say
     return tail if len(tail) >= 2 else ""
 
@@ -1089,10 +1177,11 @@ def _tail_predicate(question: str) -> str:
 def _asked_clause(query: Query, sent: str) -> str:
     """The part of a provision that the question is about: …可以分阶段收取，但是收费不得以上市结果作为条件
     has two modals; the clause sharing most of the question's words decides the polarity."""
-    parts = [p for p in re.split(r"[，；;]|但是|但", sent) if p.strip()]
+    parts = [p for p in CUES.rx("clause.split").split(sent) if p.strip()]
     if len(parts) <= 1:
         return sent
-    modal = [p for p in parts if _NEG_MODAL.search(p) or _POS_MODAL.search(p)]
+    neg, pos = CUES.rx("modal.negative"), CUES.rx("modal.positive")
+    modal = [p for p in parts if neg.search(p) or pos.search(p)]
     if not modal:
         return sent
 
@@ -1102,12 +1191,9 @@ def _asked_clause(query: Query, sent: str) -> str:
     return best if overlap(best) > 0 else sent
 
 
-_EXCLUSION_CUE = re.compile(r"不适用|不计入|不予|不属于|除外|不包括|不享受|不视为|不认定|免予")
-
-
 def _restates_question(question: str, text: str) -> bool:
     """True when ``text`` mostly repeats the question: 70% of its character pairs occur in the question."""
-    core = re.sub(r"[^\u4e00-\u9fffA-Za-z0-9]", "", re.sub(r"^[\s(（]*[一二三四五六七八九十\d]+[)）.、]", "", text))
+    core = re.sub(r"[^\u4e00-\u9fffA-Za-z0-9]", "", CUES.rx("list.item_number").sub("", text))
     pairs = [core[i:i + 2] for i in range(len(core) - 1)]
     return len(core) >= 6 and sum(p in question for p in pairs) >= 0.7 * len(pairs)
 
@@ -1125,61 +1211,50 @@ def longest_common(a: str, b: str) -> str:
     return best
 
 
-_ASKS_ARTICLE = re.compile(r"第几条|哪一条|哪条|哪一款|第几款")
-_ASKS_RATE = re.compile(r"[^效]率|比例|百分之几|百分之多少|百分比|几成")
-_ASKS_YUAN = re.compile(r"多少元|几元|多少钱|多少万元|多少块")
-_ASKS_MONEY = re.compile(r"多少钱|多少元|几元|金额|罚款|罚多少|费用|工资是多少")
-
-
-_ASK_MAX = re.compile(r"上限|最高|最多|最长|至多|不能超过|不得超过|封顶")
-_ASK_MIN = re.compile(r"下限|最低|最少|最短|至少|不能低于|不得低于|起码")
-_SAYS_MAX = re.compile(r"不得超过|不超过|不得高于|不高于|以下|以内|之内|最高|最多|最长|至多|上限|封顶")
-_SAYS_MIN = re.compile(r"不得低于|不低于|不得少于|不少于|以上|至少|最低|最少|最短|下限")
-
-
 def _direction_conflict(question: str, around: str) -> bool:
     """The question asks for an upper bound and the provision states a lower one, or vice versa."""
-    ask_max, ask_min = bool(_ASK_MAX.search(question)), bool(_ASK_MIN.search(question))
+    ask_max, ask_min = bool(CUES.rx("ask.max").search(question)), bool(CUES.rx("ask.min").search(question))
     if ask_max == ask_min:
         return False
-    says_max, says_min = bool(_SAYS_MAX.search(around)), bool(_SAYS_MIN.search(around))
+    says_max, says_min = bool(CUES.rx("says.max").search(around)), bool(CUES.rx("says.min").search(around))
     if says_max == says_min:
         return False
     return ask_max != says_max
 
 
-_ASKS_MULTIPLE = re.compile(r"(几|多少)倍")
-
-
 def _unit_ok(query: Query, value: dict) -> bool:
     """A value whose unit contradicts what the question asks for (几个月 vs 日, 预扣率 vs 元) is not an answer."""
     unit = value.get("unit")
-    is_ref = value.get("kind") == "text" and str(value.get("text", "")).endswith(("条", "款"))
-    if is_ref != bool(_ASKS_ARTICLE.search(query.text)):
+    is_ref = value.get("kind") == "text" and str(value.get("text", "")).endswith(CUES.words("unit.article_ref"))
+    if is_ref != bool(CUES.rx("ask.article").search(query.text)):
         return False  # 第几条 wants an article reference, and only it does
+    asks_rate = CUES.rx("ask.rate").search(query.text)
     kind_units = query.constraints.get("value_units")
     if kind_units:  # the answer-kind grammar says which units an answer may carry (费率 → %, 电压 → V)
         if value.get("kind") in ("number", "range", "money", "duration") and canonical_unit(unit or "") not in kind_units:
             return False
-    elif _ASKS_RATE.search(query.text) and value.get("kind") in ("money", "number", "range", "duration") \
-            and unit not in ("%", "‰", "‱", "倍"):
+    elif asks_rate and value.get("kind") in ("money", "number", "range", "duration") \
+            and unit not in CUES.words("unit.rate"):
         return False
-    elif _ASKS_YUAN.search(query.text) and unit not in ("元",) and value.get("kind") != "count":
+    elif CUES.rx("ask.yuan").search(query.text) and unit != CUES.word("unit.yuan") and value.get("kind") != "count":
         return False  # 每月多少元 wants an amount, not 百分之八十
-    elif _ASKS_MONEY.search(query.text) and not _ASKS_RATE.search(query.text) \
-            and value.get("kind") in ("number", "duration") and unit not in ("元", "倍", "%"):
+    elif CUES.rx("ask.money").search(query.text) and not asks_rate \
+            and value.get("kind") in ("number", "duration") and unit not in CUES.words("unit.money_question"):
         return False
-    if _ASKS_MULTIPLE.search(query.text) and not is_multipart(query.text) \
-            and value.get("kind") in ("number", "range", "duration", "money") and unit not in ("倍", "%"):
+    if CUES.rx("ask.multiple").search(query.text) and not is_multipart(query.text) \
+            and value.get("kind") in ("number", "range", "duration", "money") and unit not in CUES.words("unit.multiple_question"):
         return False  # 几倍的工资 wants a multiple (二倍), not the 1日 or 1次 next to it
     if value.get("kind") != "duration" or not unit:
         return True
-    for rx, u in _ASK_UNIT:
-        if rx.search(query.text):
-            dims = {"月": {"月", "年"}, "年": {"年", "月"}, "日": {"日", "工作日"}, "工作日": {"工作日", "日"},
-                    "小时": {"小时"}}
-            return unit in dims[u]
+    for r in CUES.group("asked_duration"):  # the first rule whose regex the question matches decides
+        if CUES.rx(r["id"]).search(query.text):
+            return unit in [str(u) for u in r.get("accepts") or [r["unit"]]]
     return True
+
+
+def _yesno_word(yes: bool) -> str:
+    """The word a yes/no answer starts with (rules/extract_cues.yaml answer.yesno)."""
+    return str(CUES.table("answer.yesno")["yes" if yes else "no"])
 
 
 def _item_text(text: str) -> str:
@@ -1188,11 +1263,10 @@ def _item_text(text: str) -> str:
 
 
 def _asked_classifier(question: str) -> str:
-    m = re.search(r"几(个等级|个部分|个阶段|个|种|类|项|级|档|部分|大|方面|阶段|等级)", question)
+    m = CUES.rx("ask.classifier").search(question)
     if not m:
-        return "个"
-    c = m.group(1)
-    return {"个等级": "个等级", "个部分": "个部分", "个阶段": "个阶段"}.get(c, c)
+        return CUES.rule("ask.classifier")["unit"]  # 几个 is the classifier when the question names none
+    return m.group(1)
 
 
 def _clause_at(sent: str, span: tuple[int, int]) -> str:
@@ -1209,17 +1283,14 @@ def _clause_before(sent: str, span: tuple[int, int]) -> str:
     return sent[start:span[1]]
 
 
-# graded tiers of a provision: 一般/较大/重大/特别重大事故, 情节轻微/较重/严重/特别严重
-_GRADE = re.compile(r"特别重大|重大|较大|一般|特别严重|严重|较重|轻微|特别恶劣|恶劣")
-
-
 def _grade_match(question: str, before: str) -> float:
     """+0.5 when the value's condition (…的，) names the grade the question names (发生较大事故的), −0.5
     when it names another grade (情节特别严重的 for a question that states none or a different one)."""
-    grades = [g for c in re.findall(r"([^，,；;。：:]*?)的[，,]", before) for g in _GRADE.findall(c)]
+    grade = CUES.rx("condition.grade")  # graded tiers: 一般/较大/重大/特别重大事故, 情节轻微/较重/严重
+    grades = [g for c in CUES.rx("condition.clause").findall(before) for g in grade.findall(c)]
     if not grades:
         return 0.0
-    asked = set(_GRADE.findall(question))
+    asked = set(grade.findall(question))
     if asked & set(grades):
         return 0.5
     return -0.5
@@ -1283,7 +1354,7 @@ def _render(value: dict) -> str:
     if k == "date":
         return value.get("iso", "")
     if k == "boolean":
-        return "是" if value.get("value") else "否"
+        return _yesno_word(bool(value.get("value")))
     if k == "list":
         return "；".join(value.get("items", []))
     return value.get("text", "")

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-# characters that are also ordinary Simplified characters with another sense (著作, 乾坤): never folded
-_KEEP = "著乾"
+from .config import shipped_dir
+from .rules import load_rule_file, register_schema
+
+register_schema("traditional_fold", {})  # dictionaries/traditional_fold.yaml: file-level settings only
 MIN_SHARE = 0.03  # share of CJK characters that must be Traditional-only for a text to count as Traditional
 MIN_COUNT = 3
 
@@ -19,7 +21,15 @@ MIN_COUNT = 3
 @lru_cache(maxsize=1)
 def _table() -> dict[int, str]:
     from hanziconv.charmap import simplified_charmap, traditional_charmap
-    return {ord(t): s for t, s in zip(traditional_charmap, simplified_charmap) if t != s and t not in _KEEP}
+    keep = _keep()
+    return {ord(t): s for t, s in zip(traditional_charmap, simplified_charmap) if t != s and t not in keep}
+
+
+def _keep() -> frozenset[str]:
+    """Characters never folded (dictionaries/traditional_fold.yaml `keep`): also ordinary Simplified
+    characters with another sense (著作, 乾坤)."""
+    rf = load_rule_file(shipped_dir("dictionaries") / "traditional_fold.yaml")
+    return frozenset(str(c) for c in rf.settings.get("keep") or [])
 
 
 def is_traditional(text: str) -> bool:
