@@ -38,7 +38,7 @@ def _check(rule: dict) -> Optional[str]:
 
 register_schema("cue", {
     "regex": Field((str,), False, "a Python regular expression, in single quotes"),
-    "words": Field((list,), False, "a list of words, e.g. [甲, 乙]"),
+    "words": Field((list,), False, "a list of words, e.g. [word, another word]"),
     "chars": Field((str,), False, "a string of single characters, each one counts"),
     "text": Field((str,), False, "one string"),
     "table": Field((dict,), False, "a mapping, one entry a line"),
