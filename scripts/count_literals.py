@@ -2,10 +2,11 @@
 """Counts the Chinese string literals in pipeline/ that can decide answers (issue: at most 60).
 
 Not counted: docstrings, f-strings and the strings inside them (reasoning and messages), arguments of
-reasons.append / reasons.extend / LoopAgentError / message / logging calls, the values of ``reasons=`` and
+reasons.append / LoopAgentError / message / logging calls, the values of ``reasons=`` and
 ``reasoning=`` keyword arguments (the reasoning an Answer or a match carries), arguments of ``Field(...)``
 (a rule schema's hint shown to rule authors in pipeline/rules.py, or an API field's description in
-pipeline/server/models.py: messages, never matched against text), and dictionary keys of error tables.
+pipeline/server/models.py: messages, never matched against text), arguments of ``reasons.extend`` /
+``reasoning.extend`` (only on a list named reasons or reasoning), and dictionary keys of error tables.
 
 Not scanned, because they cannot influence an answer (nothing the answering path imports imports them:
 check with ``python -c "import sys, pipeline.kb, pipeline.server.app; print([m for m in sys.modules
@@ -25,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CJK = re.compile(r"[\u4e00-\u9fff]")
-QUIET_CALLS = {"append", "extend", "LoopAgentError", "message", "warning", "info", "debug", "error", "print", "reason",
+QUIET_CALLS = {"append", "LoopAgentError", "message", "warning", "info", "debug", "error", "print", "reason",
                "Field"}
 QUIET_KEYWORDS = {"reasons", "reasoning"}
 # paths (relative to pipeline/) that cannot influence an answer; the reasons are in the docstring
@@ -45,7 +46,9 @@ def literals(path: Path) -> list[tuple[int, str]]:
         if isinstance(node, ast.Call):
             f = node.func
             name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
-            if name in QUIET_CALLS:
+            owner = f.value if isinstance(f, ast.Attribute) else None
+            owner_name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+            if name in QUIET_CALLS or (name == "extend" and owner_name in QUIET_KEYWORDS):
                 for a in list(node.args) + [k.value for k in node.keywords]:
                     skip.update(id(n) for n in ast.walk(a))
             for k in node.keywords:
