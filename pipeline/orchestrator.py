@@ -34,6 +34,8 @@ from .verify import Verifier, extract_features, load_model, WEIGHTS
 
 log = logging.getLogger("loopagent")
 
+# the prefix of a reasoning line that says why an answer was refused (one place: written and filtered by it)
+REFUSAL = "拒答："
 # how the reasoning names each question type: rules/pipeline_cues.yaml reasoning.type_names
 TYPE_NAMES: dict[str, str] = {str(k): str(v) for k, v in cues.table("reasoning.type_names").items()}
 # cue patterns (rules/pipeline_cues.yaml), compiled once at import
@@ -336,7 +338,7 @@ class Orchestrator:
         if trace_obj is not None:
             trace_obj.setdefault("extract", {}).setdefault("rejected", []).append(
                 {"method": found.method, "answer": found.answer, "coverage": round(cov, 3), "why": why})
-        query.reasons.append(f"拒答：{why}")
+        query.reasons.append(f"{REFUSAL}{why}")
         query.rejected.append({"method": found.method, "why": why})
         return False
 
@@ -404,7 +406,7 @@ class Orchestrator:
             trace_obj["generate"] = {"distilled": distilled.text, "output": result.text, "grounded": result.grounded,
                                      "reason": result.reason, "tokens": result.tokens, "ms": round(result.ms, 1)}
         if not result.grounded:
-            query.reasons.append(f"拒答：生成的答案未通过依据检查（{result.reason}）")
+            query.reasons.append(f"{REFUSAL}生成的答案未通过依据检查（{result.reason}）")
             query.rejected.append({"method": f"generator:{result.model}", "why": result.reason})
             return None
         return Found(value={"kind": "text", "text": result.text}, answer=result.text,
@@ -553,9 +555,9 @@ class Orchestrator:
     # --- answer object -------------------------------------------------------
     def _to_answer(self, query: Query, result) -> Answer:
         found, query, cands, anchors = result
-        refusals = [r for r in query.reasons if r.startswith("拒答：")]
+        refusals = [r for r in query.reasons if r.startswith(REFUSAL)]
         reasons = [f"问题类型：{TYPE_NAMES.get(query.qtype, query.qtype)}"] + [
-            r for r in query.reasons[1:] if not r.startswith("拒答：")]
+            r for r in query.reasons[1:] if not r.startswith(REFUSAL)]
         reasons.append(f"粗筛：{len(cands)} 个候选块" + (f"，最佳 {cands[0].source} {'/'.join(cands[0].block.section[-2:])}" if cands else ""))
         if anchors:
             a = anchors[0]
