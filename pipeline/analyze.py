@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 import regex
 
+from . import cues
 from . import specs  # noqa: F401  (registers the spec rule kind: rules/specs/*.yaml)
 from .answer_kind import AnswerKindGrammar
 from .fold import fold
@@ -49,25 +50,25 @@ FRAME_WORDS_SETTING = "frame_words"
 _QUOTED = re.compile(r"[“\"「『]([^”\"」』]{2,30})[”\"」』]")
 _BOOK = re.compile(r"《([^》]{2,60})》")
 _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{1,8}[0-9][A-Za-z0-9]*(?![A-Za-z0-9_])")  # CH9141, X200, RS485
-VALIDITY = re.compile(r"(还|是否|仍然?|现在|目前|依然).{0,4}(有效|适用|施行)|失效|废止|作废")
-_ARTICLE = regex.compile(r"第([零〇一二两三四五六七八九十百千\d]+)条")
+# cue patterns and words: rules/pipeline_cues.yaml (question.*), compiled once at import
+VALIDITY = re.compile(cues.pattern("question.validity"))
+_ARTICLE = regex.compile(cues.pattern("question.article"))
 # question words, quantities and fillers that jieba leaves as tokens (几个, 两年, 能休, 30个)
 _NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能否|可否)|^[{CN_NUMERALS}\d.]+[个名次年月日天周岁元万亿%]*$|"
                          r"^(个|个月|年|月|日|天|周|小时|分钟|工作日)(内|以内|之内|后|以后|之后|前|以前|之前)$")  # 多少/天内: a unit with its bound
-_ASKED_ATTR = re.compile(r"对(?:于)?([\u4e00-\u9fff]{2,6})(?:有什么|有哪些|有何)(?:要求|规定|限制)|"
-                         r"在([\u4e00-\u9fff]{2,10})上有什么(?:要求|规定|限制)")
-_YEAR = re.compile(r"((?:19|20)\d{2})年")
-_TIME_ATTRS = ("时间", "时限", "期限", "日期", "期间")
+_ASKED_ATTR = re.compile(cues.pattern("question.asked_attribute"))
+_YEAR = re.compile(cues.pattern("question.year"))
+_TIME_ATTRS = cues.words("question.time_attributes")
 # a clause that asks (几天/多少/算不算/能不能…), as opposed to one that tells the asker's situation
-_ASKING = re.compile(r"几|多少|多久|多长|多大|多高|多远|哪|什么|怎|如何|是否|吗|能否|可否|何时|谁|"
-                     r"(.)不\1|有没有|可不可以")
+_ASKING = re.compile(cues.pattern("question.asking_clause"))
 # 什么故障 / 哪个部门 / 哪些情形: the noun names the kind of thing asked for, which the answer need not repeat
-_CATEGORY = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪一类|哪一种|何种)([\u4e00-\u9fff]{2,6})")
+_CATEGORY = re.compile(cues.pattern("question.category_noun"))
 CATEGORY_WEIGHT = 0.3
 SITUATION_WEIGHT = 0.3  # words of the asker's situation that no document uses
-_VALUE_ASK = re.compile(r"几|多少|多久|多长|多大|多高|多远|什么|哪|谁|何时|怎么|如何")
+_VALUE_ASK = re.compile(cues.pattern("question.value_ask"))
 _CLAUSE = re.compile(r"[，,；;：:。？?！!]")
-_ANAPHORA = re.compile(r"^(为什么|那|这|它|其|该|此|上述|那么|还有|另外|如果)|为什么是|[的呢]呢?[？?]?$|呢[？?]?$")
+_ANAPHORA = re.compile(cues.pattern("question.anaphora"))
+_NATIONAL = cues.text("title.national_prefix")
 
 
 def _check_regex(pattern: str) -> Optional[str]:
@@ -292,21 +293,22 @@ class QueryAnalyzer:
 
     def _apply_collection(self, q: Query, collection: Optional[str]) -> None:
         """Restrict to a collection: the one asked for, else the one a route rule picks (if it exists)."""
-        how = "指定"
-        if collection is None:
+        explicit = collection is not None
+        how = None  # the route rule that picked the collection, if one did
+        if not explicit:
             collection, rule_id = self.route(q.text)
             how = f"路由规则 {rule_id}"
         if collection is None:
             return
         ids = [d["doc_id"] for d in self.store.documents(collection)]
         if not ids:
-            if how == "指定":  # an explicit collection that holds nothing: answer nothing rather than guess
+            if explicit:  # an explicit collection that holds nothing: answer nothing rather than guess
                 q.constraints["doc_ids"] = ["-"]
             return
         named = q.constraints.get("doc_ids")
         q.constraints["doc_ids"] = [d for d in named if d in ids] or ids if named else ids
         q.constraints["collection"] = collection
-        q.reasons.append(f"文档集合：{collection}（{how}）")
+        q.reasons.append(f"文档集合：{collection}（{how or '指定'}）")
 
     def _doc_hints(self, question: str) -> tuple[list[str], list[str]]:
         found: list[str] = []
@@ -405,7 +407,7 @@ def _pos_factor(term: str, core_verbs: set[str]) -> float:
 
 
 def _short(title: str) -> str:
-    return re.sub(r"^中华人民共和国", "", title)
+    return title.removeprefix(_NATIONAL)
 
 
 def doc_names(title: str, source: str) -> list[str]:

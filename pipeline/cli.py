@@ -14,6 +14,7 @@ from . import __version__
 from .config import Settings
 from .errors import LoopAgentError, message
 from .kb import KnowledgeBase, default_db
+from .cues import table as cue_table
 from .sources import DOC_KINDS, KIND_LABELS
 from .store import store_error
 from .validate import line_id, optional_str, quote_path, terminal_safe
@@ -120,7 +121,7 @@ def _value_text(value) -> str:
     if kind == "list":
         return "；".join(str(i) for i in value.get("items") or [])
     if kind == "boolean":
-        return "是" if value.get("value") else "否"
+        return cue_table("value.boolean_words")["yes" if value.get("value") else "no"]
     if kind == "date":
         return str(value.get("iso") or value.get("text") or "")
     if "number" in value:

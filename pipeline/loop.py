@@ -20,9 +20,12 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional
 
+from . import cues
 from .errors import LoopAgentError
 from .tokenize import cut
 from .types import Query
+
+_HEADING_NUMBER = re.compile(cues.pattern("loop.heading_number"))  # rules/pipeline_cues.yaml
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ class Loop:
         best = cands[0]
         doc = best.block.doc_id
         out = [("focus_document", _retry(query, [doc], []), f"只在最佳候选文件《{best.title}》中检索")]
-        heading = " ".join(re.sub(r"^[第\d一二三四五六七八九十百零〇.、\s章节条款]+", "", s) for s in best.block.section)
+        heading = " ".join(_HEADING_NUMBER.sub("", s) for s in best.block.section)
         words = [w for w in cut(heading) if len(w) >= 2 and w not in query.terms]
         if words:
             out.append(("section_title", _retry(query, [doc], words),

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
+from . import cues
 from .analyze import CATEGORY_WEIGHT, QueryAnalyzer
 from .syntax import patterns as _dep_patterns  # noqa: F401  (registers the dep_pattern rule kind; no spaCy import)
 from .anchors import coverage, lexical_anchors
@@ -33,10 +34,16 @@ from .verify import Verifier, extract_features, load_model, WEIGHTS
 
 log = logging.getLogger("loopagent")
 
-TYPE_NAMES = {"count": "计数", "number": "数值", "money": "金额", "duration": "期限", "date": "日期", "yesno": "是非",
-              "list": "列举", "condition": "条件", "exception": "例外", "definition": "定义", "who": "责任主体",
-              "procedure": "程序", "compare": "版本对比", "open": "开放", "multihop": "多跳", "table": "表格",
-              "code": "代码"}
+# the prefix of a reasoning line that says why an answer was refused (one place: written and filtered by it)
+REFUSAL = "拒答："
+# how the reasoning names each question type: rules/pipeline_cues.yaml reasoning.type_names
+TYPE_NAMES: dict[str, str] = {str(k): str(v) for k, v in cues.table("reasoning.type_names").items()}
+# cue patterns (rules/pipeline_cues.yaml), compiled once at import
+_COMPARE_ASK = re.compile(cues.pattern("compare.asking_clause"))
+_COMPARE_VERSION = re.compile(cues.pattern("compare.version_clause"))
+_ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
+_YEAR_UNIT = cues.text("figure.year_unit")
+_QUALIFIER_AFTER = re.compile(cues.pattern("figure.qualifier_after"))
 
 
 @dataclass(frozen=True)
@@ -331,7 +338,7 @@ class Orchestrator:
         if trace_obj is not None:
             trace_obj.setdefault("extract", {}).setdefault("rejected", []).append(
                 {"method": found.method, "answer": found.answer, "coverage": round(cov, 3), "why": why})
-        query.reasons.append(f"拒答：{why}")
+        query.reasons.append(f"{REFUSAL}{why}")
         query.rejected.append({"method": found.method, "why": why})
         return False
 
@@ -399,7 +406,7 @@ class Orchestrator:
             trace_obj["generate"] = {"distilled": distilled.text, "output": result.text, "grounded": result.grounded,
                                      "reason": result.reason, "tokens": result.tokens, "ms": round(result.ms, 1)}
         if not result.grounded:
-            query.reasons.append(f"拒答：生成的答案未通过依据检查（{result.reason}）")
+            query.reasons.append(f"{REFUSAL}生成的答案未通过依据检查（{result.reason}）")
             query.rejected.append({"method": f"generator:{result.model}", "why": result.reason})
             return None
         return Found(value={"kind": "text", "text": result.text}, answer=result.text,
@@ -517,8 +524,8 @@ class Orchestrator:
         return out, timings
 
     def _sub_type(self, question: str) -> str:
-        stripped = re.sub(r"[^，。？?]*(有什么|有何|有哪些)(不同|区别|变化|差异)[^，。？?]*[？?]?", "", question)
-        stripped = re.sub(r"\d{4}年[^，。？?]*(版|修订|修正)[^，。？?]*", "", stripped)
+        stripped = _COMPARE_ASK.sub("", question)
+        stripped = _COMPARE_VERSION.sub("", stripped)
         qt, _ = self.analyzer.qtype(stripped or question)
         return "open" if qt == "compare" else qt
 
@@ -548,9 +555,9 @@ class Orchestrator:
     # --- answer object -------------------------------------------------------
     def _to_answer(self, query: Query, result) -> Answer:
         found, query, cands, anchors = result
-        refusals = [r for r in query.reasons if r.startswith("拒答：")]
+        refusals = [r for r in query.reasons if r.startswith(REFUSAL)]
         reasons = [f"问题类型：{TYPE_NAMES.get(query.qtype, query.qtype)}"] + [
-            r for r in query.reasons[1:] if not r.startswith("拒答：")]
+            r for r in query.reasons[1:] if not r.startswith(REFUSAL)]
         reasons.append(f"粗筛：{len(cands)} 个候选块" + (f"，最佳 {cands[0].source} {'/'.join(cands[0].block.section[-2:])}" if cands else ""))
         if anchors:
             a = anchors[0]
@@ -571,10 +578,8 @@ class Orchestrator:
 
 
 
-_TYPE_CUES = {"definition": re.compile(r"是指|系指|所称"), "count": re.compile(r"分为|分成|划分为|包括下列|由下列"),
-              "date": re.compile(r"起施行|起实施|起生效|日前|之前"),
-              "who": re.compile(r"负责|主管|由[^，。；]{1,20}(?:承担|实施|办理|审批|决定)"),
-              "exception": re.compile(r"除外|除[^，。；]{1,30}外|不适用|但是")}
+# a sentence that backs an answer of the type (rules/pipeline_cues.yaml evidence.<type>)
+_TYPE_CUES = {t: re.compile(cues.pattern(f"evidence.{t}")) for t in ("definition", "count", "date", "who", "exception")}
 
 
 def _evidence(found: Found) -> list[Evidence]:
@@ -606,9 +611,9 @@ def _qualifying_figures(query: Query) -> list[dict]:
     out = []
     for q in query.constraints.get("quantities") or []:
         before, after = text[max(0, q["start"] - 2):q["start"]], text[q["end"]:q["end"] + 4]
-        if re.search(r"[哪几]", before) or (q["unit"] == "年" and q["number"] >= 1900):
+        if _ASKED_BEFORE.search(before) or (q["unit"] == _YEAR_UNIT and q["number"] >= 1900):
             continue
-        if re.match(r"(?:以上|以下|以内|及以上)?的", after):
+        if _QUALIFIER_AFTER.match(after):
             out.append(q)
     return out
 

@@ -8,7 +8,8 @@ ingested folder may carry the province (河南/郑州市停车场建设管理条
 - a document of no place (a national law, a company policy, a manual) still can;
 - stage 1 ranks the named place's documents up and other places' documents down.
 
-The place suffixes (省, 市, 自治区, …) are data: `place_suffixes` in rules/collections.yaml.
+The place suffixes (省, 市, 自治区, …) are data: `place_suffixes` in rules/collections.yaml (the shipped file's
+list is the default where no rule set is at hand); the national prefix is rules/pipeline_cues.yaml title.national_prefix.
 """
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ import re
 import threading
 from typing import Any, Iterable
 
-DEFAULT_SUFFIXES = ("省", "市", "自治区", "特别行政区", "经济特区", "自治州")
-_NATIONAL_PREFIX = "中华人民共和国"
+from .cues import shipped_settings, text
+
+DEFAULT_SUFFIXES: tuple[str, ...] = tuple(str(x) for x in shipped_settings("rules", "collections.yaml")["place_suffixes"])
+_NATIONAL_PREFIX = text("title.national_prefix")
 
 
 class Jurisdiction:

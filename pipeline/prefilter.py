@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from . import cues
 from .errors import LoopAgentError
 from .places import jurisdiction, place_suffixes
 from .rules import Field, RuleSet, register_schema
@@ -75,10 +76,13 @@ def hint_applies(rule: dict, qtype: str, block_type: str, text: str, rx=None) ->
         return True
     cue = rule.get("cue")
     return bool(cue and (rx or re.compile(cue)).search(text))
-_REPEAL = re.compile(r"废止|失效|停止执行")
+# cue patterns (rules/pipeline_cues.yaml), compiled once at import
+_REPEAL = re.compile(cues.pattern("evidence.repeal"))
+_REPEAL_WORD = cues.text("evidence.repeal_search_word")
+_ARTICLE_CHAR = cues.text("structure.article_char")
 _LEAD_END = re.compile(r"[：:]\s*$")
-_HEADING_NUMBER = re.compile(r"^\s*(?:[\d.]+|[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|第[一二三四五六七八九十百\d]+[章节部分编])\s*")
-_STRUCT = re.compile(r"(第[零〇一二三四五六七八九十百千\d]+[章节条])|(附[录件][\dA-Z一二三四五六七八九十]*)|([表图]\s*[\d一二三四五六七八九十]+(?:[-.]\d+)?)")
+_HEADING_NUMBER = re.compile(cues.pattern("structure.heading_number"))
+_STRUCT = re.compile(cues.pattern("structure.unit_named"))
 
 
 @dataclass(frozen=True)
@@ -188,7 +192,7 @@ class Prefilter:
             return [], blocks, bm, sem
         top_bm = max(bm.values()) if bm else 1.0
         # 第三章 / 附录A / 表2 named in the question: blocks inside that unit are boosted
-        units = [u for groups in _STRUCT.findall(query.text) for u in groups if u and not u.endswith("条")]
+        units = [u for groups in _STRUCT.findall(query.text) for u in groups if u and not u.endswith(_ARTICLE_CHAR)]
         hints = [(r, re.compile(r["cue"]) if r.get("cue") else None) for r in self.rules.get("structure_hint")]
         docs = {}
         cands: list[Candidate] = []
@@ -386,7 +390,7 @@ class Prefilter:
 
     def repeals(self, name: str, exclude: list[str] = ()) -> list[Block]:
         """Blocks of other documents that cite 《name》 together with 废止/失效 (best BM25 first)."""
-        expr = " ".join(f'"{t}"' for t in index_tokens(name).split()[:8]) + ' "废止"'
+        expr = " ".join(f'"{t}"' for t in index_tokens(name).split()[:8]) + f' "{_REPEAL_WORD}"'
         hits = self.store.search(expr, limit=20)
         blocks = self.store.blocks_by_rid([r for r, _ in hits])
         out = []

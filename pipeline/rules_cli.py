@@ -33,7 +33,7 @@ def _rule_files(settings: Optional[Settings] = None) -> list[Path]:
 
 def _ensure_kinds() -> None:
     """Import the stage modules so every rule kind's schema is registered."""
-    from . import analyze, extract, prefilter, sources  # noqa: F401
+    from . import analyze, cues, extract, prefilter, sources  # noqa: F401
     try:
         from .syntax import patterns  # noqa: F401
     except Exception:  # the parser package is optional for linting
@@ -215,6 +215,14 @@ CHECKERS: dict[str, Callable[[dict, dict], tuple[bool, Any]]] = {
     "structure_hint": _check_hint, "prefilter_case": _check_prefilter_case,
     **{k: _check_sources(k) for k in ("doc_kind", "version_marker", "version_cue", "conflict_rule", "navigation_cue")},
 }
+
+
+def _check_cue(rule: dict, ex: dict) -> tuple[bool, Any]:
+    from .cues import check_example as cue_check
+    return cue_check(rule, ex)
+
+
+CHECKERS["cue"] = _check_cue
 
 
 def check_example(kind: str, rule: dict, ex: dict) -> tuple[bool, Any]:

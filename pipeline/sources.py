@@ -23,6 +23,7 @@ from typing import Any, Callable, Optional
 
 import regex
 
+from . import cues
 from .fold import fold
 from .rules import Field, RuleSet, register_regex, register_schema, register_vocabulary
 from .text import split_sentences
@@ -30,9 +31,12 @@ from .types import Answer, Candidate, Evidence, Query
 
 DOC_KINDS: tuple[str, ...] = ("statute", "administrative_regulation", "departmental_rule", "local_regulation",
                               "policy_notice", "internal_policy", "contract", "manual", "other")
-KIND_LABELS = {"statute": "法律", "administrative_regulation": "行政法规", "departmental_rule": "部门规章",
-               "local_regulation": "地方性法规", "policy_notice": "政策文件", "internal_policy": "内部制度",
-               "contract": "合同", "manual": "手册", "other": "其他"}
+# how reasoning and the command line name each kind: rules/pipeline_cues.yaml sources.kind_labels
+KIND_LABELS: dict[str, str] = {str(k): str(v) for k, v in cues.table("sources.kind_labels").items()}
+_NATIONAL = cues.text("title.national_prefix")
+_PLACE_PREFIX = re.compile(cues.pattern("sources.place_prefix"))
+_VERSION_SUFFIX = cues.text("sources.version_suffix")
+_VERSION_REASONS = {str(k): str(v) for k, v in cues.table("sources.version_reasons").items()}
 # the two sides a conflict check compares: binding law and what a company or the parties wrote
 LAW_KINDS = frozenset({"statute", "administrative_regulation", "departmental_rule", "local_regulation"})
 PRIVATE_KINDS = frozenset({"internal_policy", "contract"})
@@ -142,7 +146,7 @@ def instrument_key(name: str) -> str:
     """The name two versions of one instrument share: Simplified, no 中华人民共和国, no spacing or brackets."""
     k = fold(name)
     k = re.sub(r"^[（(][^）)]{1,8}[）)]", "", k)  # （上位法）…
-    k = re.sub(r"^中华人民共和国", "", k)
+    k = k.removeprefix(_NATIONAL)
     return re.sub(r"[\s_\-—·.,，、（）()《》〈〉<>\[\]【】]+", "", k).lower()
 
 
@@ -405,7 +409,7 @@ class Sources:
         qk = instrument_key(question)
         out = []
         for inst in self._groups:
-            bare = re.sub(r"^.{1,6}?(省|市|自治区|自治州|县|区)", "", inst)
+            bare = _PLACE_PREFIX.sub("", inst)
             if inst in qk or (len(bare) >= 4 and bare in qk):
                 out.append(inst)
         return out
@@ -414,7 +418,7 @@ class Sources:
         """(doc id, how it was chosen) among versions ordered oldest first."""
         latest = members[-1]
         if cue is None or cue[0] == "latest":
-            return latest, "现行版本（最新）" + (f"，规则 {cue[2]}" if cue else "")
+            return latest, _VERSION_REASONS["latest"] + (f"，规则 {cue[2]}" if cue else "")
         picks, value, rid = cue
         if picks == "previous":
             return members[-2], f"问题指明修订前的版本（规则 {rid}）"
@@ -461,7 +465,7 @@ class Sources:
                     and answer.method != "compare:versions" \
                     and not any(r.startswith("版本：") and _plain_title(p.title) in r for r in answer.reasoning):
                 how = (query.constraints.get("version_chosen") or {}).get(ev.doc_id) or \
-                    ("现行版本（最新）" if group[-1] == ev.doc_id else "问题所指的版本")
+                    _VERSION_REASONS["latest" if group[-1] == ev.doc_id else "asked"]
                 answer.reasoning.append(self._version_line(ev.doc_id, group, how))
             said.add(ev.doc_id)
         kinds = list(dict.fromkeys(f"《{_plain_title(e.title)}》{KIND_LABELS.get(e.doc_kind or '', '')}"
@@ -609,7 +613,7 @@ def _situation(query: Query, found: Any) -> int:
 
 def _ban(label: str) -> str:
     """A version label as a name: 2016-03-16 → 2016-03-16版, 2020版 stays."""
-    return label if label.endswith("版") else f"{label}版"
+    return label if label.endswith(_VERSION_SUFFIX) else f"{label}{_VERSION_SUFFIX}"
 
 
 def _plain_title(title: str) -> str:

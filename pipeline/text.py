@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from . import cues
 from .types import Block, Sentence
 
 # Characters that close a sentence in Chinese legal text. '；' separates the
@@ -119,7 +120,7 @@ def block_sentences(block: Block) -> list[Sentence]:
     return split_sentences(block.text)
 
 
-_N = "零一二两三四五六七八九十百千"
+_N = cues.chars("text.article_numerals")  # rules/pipeline_cues.yaml
 # 本办法第三条第一款、第五条、第八条第二款 → 第三条, 第五条, 第八条
 _CITED_RUN = re.compile(rf"(?:本法|本条例|本规定|本办法)((?:第[{_N}]+条(?:第[{_N}]+[款项])*[、和及或者]*)+)")
 _ARTICLE_LABEL = re.compile(rf"第[{_N}]+条")

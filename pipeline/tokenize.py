@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional, Sequence
 
+from . import cues
 from . import cache
 
 _lock = threading.RLock()
@@ -273,7 +274,7 @@ def stopwords() -> frozenset[str]:
 
 _pos_lock = threading.Lock()
 _pos_table: Optional[dict] = None
-_FUNCTION_CHARS = re.compile(r"[了的着过吗呢吧啊被把让给去来要能会可想得还就都也又很太最各有何几为我你他她它们这那哪么什不没别做是在之内段开里足]")
+_FUNCTION_CHARS = re.compile(cues.pattern("tokenize.function_chars"))  # rules/pipeline_cues.yaml
 _CONTENT_TAGS = ("n", "nr", "ns", "nt", "nz", "vn", "eng", "nrt", "nrfg", "an", "j", "l", "i", "t", "s")
 
 

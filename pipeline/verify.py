@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
+from . import cues
 from .anchors import coverage
 from .config import shipped_dir
 from .errors import LoopAgentError
@@ -24,17 +25,10 @@ from .types import Query
 
 WEIGHTS = shipped_dir("models") / "verifier" / "weights.json"  # in the checkout or the wheel (pipeline/_data)
 
-# feature name -> how the reasoning names it (Chinese, for the decisive features)
-FEATURES: dict[str, str] = {
-    "coverage": "覆盖率",
-    "asked_coverage": "所问分句覆盖率",
-    "focus_in_evidence": "焦点词在证据中",
-    "kind_match": "答案类型相符",
-    "priority": "模板优先级",
-    "situation": "情境式提问",
-    "similarity": "语义相似度",
-    "similarity_missing": "无语义相似度",
-}
+# feature name -> how the reasoning names it (Chinese, for the decisive features): rules/pipeline_cues.yaml
+# verify.features; the verdict words and a feature's other states: verify.verdicts
+FEATURES: dict[str, str] = {str(k): str(v) for k, v in cues.table("verify.features").items()}
+_SAY: dict[str, str] = {str(k): str(v) for k, v in cues.table("verify.verdicts").items()}
 
 
 @dataclass(frozen=True)
@@ -53,7 +47,7 @@ class Verdict:
 
     def reason(self) -> str:
         """校验：采纳（概率0.83；覆盖率0.62，焦点词在证据中）"""
-        verb = "采纳" if self.accept else "不采纳"
+        verb = _SAY["accept" if self.accept else "reject"]
         why = "，".join(self.decisive)
         return f"校验：{verb}（概率{self.probability:.2f}" + (f"；{why}" if why else "") + "）"
 
@@ -157,9 +151,9 @@ def _describe(name: str, x: float) -> str:
     if name in ("coverage", "asked_coverage", "similarity", "priority"):
         return f"{label}{x:.2f}"
     if name == "focus_in_evidence":
-        return label if x == 1.0 else ("问题无焦点词" if x == 0.5 else "焦点词不在证据中")
+        return label if x == 1.0 else _SAY["focus_in_evidence.none" if x == 0.5 else "focus_in_evidence.missing"]
     if name == "kind_match":
-        return label if x == 1.0 else ("问题未限定答案类型" if x == 0.5 else "答案类型不符")
+        return label if x == 1.0 else _SAY["kind_match.none" if x == 0.5 else "kind_match.mismatch"]
     if name == "situation":
-        return label if x else "非情境式提问"
+        return label if x else _SAY["situation.no"]
     return label if x else f"有{FEATURES['similarity']}"

@@ -11,25 +11,32 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Optional
 
-NOT_STATED = "未提及"
-# Ways a model says "not stated" besides the exact reply it was told to give.
-_NOT_STATED_RE = re.compile(r"未提及|未(?:作|做)?(?:规定|说明|明确|载明)|没有(?:提及|提到|规定|说明)|无法(?:确定|回答)")
+from .. import cues
 
-_CN_DIGITS = "零〇一二两三四五六七八九"
-_CN_UNITS = "十百千万亿"
+# The cue words and patterns below are rules/pipeline_cues.yaml grounding.*, read once at import.
+NOT_STATED = cues.text("grounding.not_stated")
+# Ways a model says "not stated" besides the exact reply it was told to give.
+_NOT_STATED_RE = re.compile(cues.pattern("grounding.not_stated_reply"))
+
+_CN_DIGITS = cues.chars("grounding.cn_digits")
+_CN_UNITS = cues.chars("grounding.cn_magnitudes")
 _CN_NUM = f"[{_CN_DIGITS}{_CN_UNITS}]"
 # A lone 一/二… is a number only before a measure word or after 第 (not in 统一, 一般, 之一).
-_MEASURE = ("个月|个工作日|个|年|月|日|天|周|小时|分钟|秒|元|角|分|人|名|次|项|条|款|章|节|倍|岁|家|份|件|号|"
-            "级|层|类|种|批|期|届|套|台|辆|户|所|座|门|篇|页|点|成|%|‰|万|亿|千|百")
+_MEASURE = cues.pattern("grounding.measure_words")
 _CN_SPAN = re.compile(rf"(第)?(百分之|千分之)?({_CN_NUM}+(?:点[{_CN_DIGITS}]+)?)(?=({_MEASURE})?)")
-_AR_NUM = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:,\d{3})*(?:\.\d+)?)\s*(万|亿)?")
-_DATE = re.compile(r"(\d{4})\s*年(?:\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*日)?)?|(\d{4})-(\d{1,2})-(\d{1,2})")
+_AR_NUM = re.compile(cues.pattern("grounding.arabic_number"))
+_MAGNITUDE = {str(k): int(v) for k, v in cues.table("grounding.magnitude_values").items()}
+_BARE_MAGNITUDES = cues.words("grounding.bare_magnitudes")
+_DATE = re.compile(cues.pattern("grounding.date"))
 # Codes: standard numbers (GB/T 2260-2007), document numbers (国发〔2023〕5号), IDs mixing letters and digits.
 _CODE = re.compile(r"[A-Za-z][A-Za-z/]*\s?[A-Za-z]*\d[A-Za-z0-9_.\-/]*|[A-Za-z]*\d+[A-Za-z][A-Za-z0-9_.\-/]*")
 # 国发〔2023〕5号: the issuer's last two characters and the bracketed year and number must match.
-_DOC_NO = re.compile(r"([\u4e00-\u9fff]{1,8})([〔\[【(（]\d{4}[〕\]】)）]\s*\d+\s*号)")
+_DOC_NO = re.compile(cues.pattern("grounding.doc_number"))
 _BRACKETS = str.maketrans({"〔": "[", "〕": "]", "【": "[", "】": "]", "（": "(", "）": ")", "—": "-", "－": "-"})
-_RANGE = set("至到或~～-—、")
+_RANGE = set(cues.chars("grounding.range_marks"))
+_SEQ_DIGITS = cues.chars("grounding.sequence_digits")  # 零…九 in value order; 〇 is zero too
+_CN_YEAR = re.compile(cues.pattern("grounding.cn_year"))
+_CN_MONTH_DAY = re.compile(cues.pattern("grounding.cn_month_day"))
 # Numeral characters separate bigram runs, so 一个月 and 1个月 share the bigram 个月.
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _NUMERAL_CHARS = re.compile(f"[{_CN_DIGITS}{_CN_UNITS}]")
@@ -93,16 +100,16 @@ def numbers(text: str, variants: bool = False) -> set[float]:
     for m in _AR_NUM.finditer(text):
         value = float(m.group(1).replace(",", ""))
         if m.group(2):
-            found.add(value * (10_000 if m.group(2) == "万" else 100_000_000))
+            found.add(value * _MAGNITUDE[m.group(2)])
         if variants or not m.group(2):
             found.add(value)
     for m in _CN_SPAN.finditer(text):
         ordinal, percent, span, measure = m.group(1), m.group(2), m.group(3), m.group(4)
-        single = len(span) == 1 and span not in "十百千万亿"
+        single = len(span) == 1 and span not in _CN_UNITS
         ranged = text[m.end():m.end() + 1] in _RANGE
         if single and not (ordinal or percent or measure or ranged):
             continue  # 统一, 一般, 之一: not a quantity
-        if span in ("万", "亿", "千", "百"):
+        if span in _BARE_MAGNITUDES:
             continue  # a bare magnitude word (千万, 百姓) is not a figure
         value = _cn_value(span)
         if value is not None:
@@ -148,8 +155,8 @@ def _cn_value(span: str) -> Optional[float]:
         import cn2an
         value = cn2an.cn2an(span, "smart")
     except Exception:  # cn2an rejects odd runs such as 十十; they are not figures
-        if all(ch in "零〇一二三四五六七八九" for ch in span):  # digit-by-digit: 二〇二三
-            return float("".join(str("零一二三四五六七八九".index(ch) if ch != "〇" else 0) for ch in span))
+        if all(ch in _SEQ_DIGITS or ch == "〇" for ch in span):  # digit-by-digit: 二〇二三
+            return float("".join(str(_SEQ_DIGITS.index(ch) if ch != "〇" else 0) for ch in span))
         return None
     return float(value)
 
@@ -164,8 +171,8 @@ def _arabic_dates(text: str) -> str:
         v = _cn_value(m.group(1))
         return f"{int(v)}{m.group(2)}" if v is not None else m.group(0)
 
-    text = re.sub(r"([零〇一二三四五六七八九]{4})年", year, text)
-    return re.sub(r"(?<=[年月\d])([零〇一二三四五六七八九十]{1,3})(月|日)", md, text)
+    text = _CN_YEAR.sub(year, text)
+    return _CN_MONTH_DAY.sub(md, text)
 
 
 def _partial(d: tuple[int, ...], c: tuple[int, ...]) -> bool:

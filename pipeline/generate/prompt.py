@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .. import cues
 from .grounding import NOT_STATED
 
-SYSTEM = "你是政策文件问答助手。你只根据给定资料回答，不使用资料以外的任何知识。"
+SYSTEM = cues.text("generate.system_prompt")  # rules/pipeline_cues.yaml
 INSTRUCTION = (
     "要求：只根据上面的资料回答问题；用一句话直接给出答案，不要前言，不要解释，不要重复问题。"
     f"如果资料中没有写明答案，只回答“{NOT_STATED}”。"
@@ -40,7 +41,7 @@ def render(tokenizer: Any, messages: Messages) -> str:
 
 
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.S)
-_PREFACE = re.compile(r"^(?:答案|回答|答|根据(?:上述|以上|上面的|给定)?资料(?:所述|记载|规定)?|资料(?:显示|规定|中写明))[，,:：\s]*")
+_PREFACE = re.compile(cues.pattern("generate.answer_preface"))
 _ENDERS = "。！？!?"
 
 

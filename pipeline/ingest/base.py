@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+from .. import cues
 from ..errors import LoopAgentError, message
 from ..types import Document
 from .structure import stable_id
@@ -59,7 +60,7 @@ def decode_text(path: Path, raw: bytes, warnings: list[str]) -> str:
     return text
 
 
-_CN_DATE = re.compile(r"(\d{4})年(\d{1,2})月(\d{1,2})日")
+_CN_DATE = re.compile(cues.pattern("ingest.cn_date"))  # rules/pipeline_cues.yaml
 
 
 def iso_date(text: str) -> Optional[str]:
@@ -68,7 +69,7 @@ def iso_date(text: str) -> Optional[str]:
     return f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}" if m else None
 
 
-_EFFECTIVE = re.compile(r"自(\d{4}年\d{1,2}月\d{1,2}日)起(?:施行|实施|生效)")
+_EFFECTIVE = re.compile(cues.pattern("ingest.effective_date"))
 
 
 def find_effective_date(texts: list[str]) -> Optional[str]:

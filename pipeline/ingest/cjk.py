@@ -8,18 +8,11 @@ from __future__ import annotations
 
 import re
 
+from ..cues import table
 from ..text import normalize
 
-# NFKC folds the Kangxi block, but into traditional forms for a few radicals and not at
-# all for the CJK Radicals Supplement, whose C-SIMPLIFIED entries are what Chinese fonts use.
-LOOKALIKES: dict[str, str] = {
-    "⼾": "户", "⻔": "门", "⻓": "长", "⻅": "见", "⻮": "齿", "⻋": "车", "⻛": "风", "⻜": "飞",
-    "⻝": "食", "⻘": "青", "⻚": "页", "⻉": "贝", "⻄": "西", "⻆": "角", "⻩": "黄", "⻬": "齐",
-    "⻰": "龙", "⻳": "龟", "⻨": "麦", "⻥": "鱼", "⻦": "鸟", "⻧": "卤", "⻢": "马", "⻙": "韦",
-    "⻡": "首", "⻣": "骨", "⻤": "鬼", "⻪": "黾", "⺠": "民", "⺟": "母", "⻑": "長",
-    "⺁": "厂", "⺊": "卜", "⺌": "小", "⺩": "王", "⺮": "竹", "⺶": "羊", "⻁": "虎", "⻗": "雨",
-    "⻐": "金", "⻊": "足", "⻈": "讠", "⺰": "纟", "⻟": "饣",
-}
+# Radical look-alikes and the ideographs they stand for: dictionaries/cjk_variants.yaml (read once, at import).
+LOOKALIKES: dict[str, str] = {str(k): str(v) for k, v in table("cjk.lookalikes").items()}
 _LOOKALIKE_RX = re.compile("[" + "".join(LOOKALIKES) + "]")
 _CJK = r"\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 # a space next to a CJK character is a layout artefact (justification, Word's

@@ -6,12 +6,15 @@ import re
 import zipfile
 from pathlib import Path
 
+from .. import cues
 from ..errors import LoopAgentError
 from ..text import normalize
 from .base import ParseResult, find_effective_date, new_document
 from .structure import DocBuilder, classify
 
-_HEADING_STYLE = re.compile(r"^(?:Heading|标题)\s*(\d)$", re.I)
+# Word style names of headings and titles: rules/pipeline_cues.yaml ingest.docx_*
+_HEADING_STYLE = re.compile(cues.pattern("ingest.docx_heading_style"), re.I)
+_TITLE_STYLES = cues.words("ingest.docx_title_styles")
 
 
 def parse_docx(path: Path, raw: bytes, source: str) -> ParseResult:
@@ -41,7 +44,7 @@ def parse_docx(path: Path, raw: bytes, source: str) -> ParseResult:
             if not text:
                 continue
             style = (para.style.name if para.style is not None else "") or ""
-            if style.lower() == "title" or (pending_title and style.lower().startswith(("title", "标题")) and not builder.blocks):
+            if style.lower() == "title" or (pending_title and style.lower().startswith(_TITLE_STYLES) and not builder.blocks):
                 doc.title = text
                 pending_title = False
                 continue

@@ -26,6 +26,7 @@ from typing import Iterator, Optional
 import pdfplumber
 from pdfplumber.utils.exceptions import PdfminerException
 
+from .. import cues
 from ..errors import LoopAgentError, message
 from ..types import Block
 from .base import ParseResult, find_effective_date, new_document
@@ -38,8 +39,8 @@ _BOLD = re.compile(r"bold|black|heavy|semibold|demibold", re.I)
 _BULLET = re.compile(r"^([•◦▪‣●○■□◆◇►▶➢✓✔·\-*+])\s*(.+)$", re.S)
 _CIRCLED = re.compile(r"^([①-⑳])\s*(.+)$", re.S)
 _TOC = re.compile(r"(?:\.{4,}|…{2,}|·{4,}|(?:\. ){4,})\s*\d+$")
-_PAGE_NO = re.compile(r"^(?:[-–—]\s*\d+\s*[-–—]|第\s*\d+\s*页(?:\s*[/，,]?\s*共\s*\d+\s*页)?|\d+\s*/\s*\d+"
-                      r"|page\s*\d+(?:\s*of\s*\d+)?|\d{1,4})$", re.I)
+_PAGE_NO = re.compile(cues.pattern("ingest.pdf_page_number"), re.I)  # rules/pipeline_cues.yaml
+_UNTITLED = frozenset(cues.words("ingest.untitled"))
 _LETTER_ITEM = re.compile(r"^[A-Za-z][:：.、)）]")
 _SENTENCE_MARKS = re.compile(r"[，,：！？。；“”\"]")
 _SENTENCE_END = ("。", "！", "？", "!", "?", "；", ";")
@@ -232,7 +233,7 @@ def _iter_pages(pdf, path: Path):
 
 
 def _useful_title(t: str) -> bool:
-    return bool(t) and t.lower() not in {"docs", "untitled", "document", "无标题"} and not t.lower().startswith(
+    return bool(t) and t.lower() not in _UNTITLED and not t.lower().startswith(
         ("microsoft word", "untitled"))
 
 

@@ -11,9 +11,10 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from .. import cues
 from ..types import Block, Document
 
-CN_NUM = "零〇一二两三四五六七八九十百千"
+CN_NUM = cues.chars("ingest.numerals")  # rules/pipeline_cues.yaml
 _NUM = rf"[{CN_NUM}\d]+"
 
 # rank: smaller is higher in the tree. Markdown '#' levels map into the same space.
@@ -28,7 +29,7 @@ DOTTED = re.compile(r"^(\d+(?:\.\d+){1,4})\.?(?:\s+|(?=[\u4e00-\u9fff]))(.*)$", 
 ARABIC = re.compile(r"^(\d{1,2}[.．、])(?!\d)\s*(.*)$", re.S)
 PAREN_AR = re.compile(r"^([（(]\d{1,2}[)）])\s*(.*)$", re.S)
 BULLET = re.compile(r"^([-*+•●○■◆·])\s+(.*)$", re.S)
-APPENDIX = re.compile(r"^(附[件录]\s*[\dA-Z一二三四五六七八九十]*)[：:\s]*(.*)$")
+APPENDIX = re.compile(cues.pattern("ingest.appendix"))
 
 HEADING_RANKS = {"part": 1, "subpart": 2, "chapter": 3, "section": 4}
 MARKDOWN_RANK = {1: 0, 2: 3, 3: 4, 4: 5, 5: 6, 6: 7}

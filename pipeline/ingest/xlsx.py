@@ -13,10 +13,13 @@ from pathlib import Path
 
 from openpyxl import load_workbook
 
+from .. import cues
 from ..errors import LoopAgentError
 from .base import ParseResult, new_document
 from .cjk import clean_text
 from .structure import DocBuilder
+
+_YES_NO = {str(k): str(v) for k, v in cues.table("value.boolean_words").items()}  # rules/pipeline_cues.yaml
 
 ROWS_PER_BLOCK = 30
 HEADER_SCAN = 10  # rows searched for the header
@@ -74,7 +77,7 @@ def _text(value) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
-        return "是" if value else "否"
+        return _YES_NO["yes" if value else "no"]
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else repr(round(value, 10))
     if isinstance(value, dt.datetime):

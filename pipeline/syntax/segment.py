@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Optional
 
+from .. import cues
 from ..config import shipped_dir
 from ..errors import LoopAgentError, message
 
@@ -28,8 +29,8 @@ Span = tuple[str, int, int]
 
 # UD keeps numerals apart from classifiers, units and 满/不满/约 (满 10 年, 三 档); the
 # segmenter sometimes glues them (满十, 10年, 三档). Split those, and only those.
-_NUM = "零〇一二两三四五六七八九十百千万亿"
-_CLF = "个档级类种项次名人条款章节年月日天周时分秒元角倍岁户件份位批台辆"
+_NUM = cues.chars("syntax.numerals")  # rules/pipeline_cues.yaml
+_CLF = cues.chars("syntax.classifiers")
 _GLUED = [
     re.compile(r"^(\d+(?:\.\d+)?)([^\d.%％]+)$"),                     # 10年
     re.compile(r"^([^\d]+?)(\d+(?:\.\d+)?)$"),                         # 满1
