@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Counts the Chinese string literals in pipeline/ that can decide answers (issue: at most 60).
 
-Not counted: docstrings, f-strings and the strings inside them (reasoning and messages), arguments of
+Counted: plain string constants, and f-strings that look like patterns (a CJK character and a regex
+metacharacter in their literal parts: range conditions, heading shapes built around a numeral class).
+Not counted: docstrings, other f-strings and the strings inside them (reasoning and messages), arguments of
 reasons.append / LoopAgentError / message / logging calls, the values of ``reasons=`` and
 ``reasoning=`` keyword arguments (the reasoning an Answer or a match carries), arguments of ``Field(...)``
 (a rule schema's hint shown to rule authors in pipeline/rules.py, or an API field's description in
@@ -26,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CJK = re.compile(r"[\u4e00-\u9fff]")
+PATTERN = re.compile(r"[\[\](|?*+\\^$]")
 QUIET_CALLS = {"append", "LoopAgentError", "message", "warning", "info", "debug", "error", "print", "reason",
                "Field"}
 QUIET_KEYWORDS = {"reasons", "reasoning"}
@@ -42,7 +45,7 @@ def literals(path: Path) -> list[tuple[int, str]]:
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
                 skip.add(id(first.value))
         if isinstance(node, ast.JoinedStr):
-            skip.update(id(n) for n in ast.walk(node))
+            skip.update(id(n) for n in ast.walk(node) if n is not node)
         if isinstance(node, ast.Call):
             f = node.func
             name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
@@ -56,6 +59,11 @@ def literals(path: Path) -> list[tuple[int, str]]:
                     skip.update(id(n) for n in ast.walk(k.value))
     out = []
     for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr) and id(node) not in skip:
+            text = "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+            if CJK.search(text) and PATTERN.search(text):  # an f-string pattern: it decides matches
+                out.append((node.lineno, "f:" + text))
+            continue
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip \
                 and CJK.search(node.value):
             out.append((node.lineno, node.value))
