@@ -1069,6 +1069,42 @@ class Extractor:
                              reasons=[f"匹配模式：{t.id}", f"责任主体：{value['text']}"])
         return None
 
+    @strategy("cloze")
+    def _s_cloze(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """The question restates the provision with an interrogative where the answer stands (可以委托谁组织
+        调查 ↔ 可以委托事故发生单位组织调查): the words between the question's context left and right of the
+        interrogative, found in that order in the sentence, answer it. Both sides must match (at least
+        ``cloze.min_context`` characters together) and the gap must be one short phrase."""
+        m = CUES.rx("cloze.interrogative").search(query.text)
+        if not m:
+            return None
+        left = query.text[:m.start()]
+        right = CUES.rx("cloze.right_end").sub("", query.text[m.end():])
+        sent = anchor.sentence.text
+        need = int(CUES.table("cloze.limits")["min_context"])
+        longest = int(CUES.table("cloze.limits")["max_gap"])
+        for k in range(min(8, len(left)), 1, -1):
+            i = sent.find(left[-k:])
+            if i < 0:
+                continue
+            start = i + k
+            for j in range(min(8, len(right)), 1, -1):
+                e = sent.find(right[:j], start)
+                if e < 0:
+                    continue
+                gap = sent[start:e]
+                if k + j < need or not 2 <= len(gap) <= longest or CUES.rx("cloze.gap_break").search(gap):
+                    return None
+                value = _b_who({"agent": gap}) if query.qtype == "who" else {"kind": "text", "text": gap}
+                if value is None:
+                    return None
+                clause = _clause_at(sent, (start, e))
+                return Found(value=value, answer=clause if len(clause) < 80 else gap, method="strategy:cloze",
+                             anchor=anchor, evidence=[self._ev(anchor)], score=0.6 + 0.02 * (k + j),
+                             reasons=[f"匹配模式：cloze（问句「{left[-k:]}…{right[:j]}」与条文同序，所问即其间的「{gap}」）"])
+            return None  # the left context is there but nothing of the right follows it
+        return None
+
     @strategy("exception")
     def _s_exception(self, query: Query, anchor: Anchor) -> Optional[Found]:
         sent = anchor.sentence.text
