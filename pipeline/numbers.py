@@ -28,6 +28,10 @@ UNITS = tuple(str(u) for u in VALUES["units"])
 _UNIT_RX = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 _SHARES = {str(k): str(v) for k, v in VALUES["shares"].items()}
 QUANTITY = re.compile(rf"({'|'.join(map(re.escape, _SHARES))})?({NUM})\s*({_UNIT_RX})?")
+_HALF = str(VALUES["half"]["word"])
+_HALF_UNITS = set(str(u) for u in VALUES["half"]["units"])
+# 两个半月: 个, the half, then the unit (the unit after 个半 is what the number counts)
+_HALF_INSIDE = re.compile(rf"{re.escape(_HALF)}({'|'.join(sorted((re.escape(u) for u in _HALF_UNITS), key=len, reverse=True))})")
 _FIXED = set(str(VALUES["one_word_after"]))  # 一律 一般 … are words, not numbers
 _ONE_BEFORE = str(VALUES["one_word_before"])
 _ONE = CN_DIGITS[2]
@@ -86,8 +90,13 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
         unit = m.group(3) or ""
         if m.group(1):
             value, unit = value, _SHARES[m.group(1)]
-        out.append({"number": _clean(value), "unit": canonical_unit(unit), "text": m.group(0),
-                    "start": m.start(), "end": m.end()})
+        end = m.end()
+        if unit in _HALF_UNITS and text.startswith(_HALF, end):  # 五年半: five and a half years
+            value, end = value + 0.5, end + len(_HALF)
+        elif unit == "个" and (h := _HALF_INSIDE.match(text, end)):  # 两个半月: two and a half months
+            value, unit, end = value + 0.5, "个" + h.group(1) if "个" + h.group(1) in _HALF_UNITS else h.group(1), h.end()
+        out.append({"number": _clean(value), "unit": canonical_unit(unit), "text": text[m.start():end],
+                    "start": m.start(), "end": end})
     return out
 
 
