@@ -21,9 +21,10 @@ def _load_units() -> dict[str, Any]:
 VALUES = _load_units()
 CN_DIGITS = str(VALUES["numerals"])
 _SCALES = {k: 10 ** (4 * (i + 1)) for i, k in enumerate(CN_DIGITS[-2:])}  # 万 → 10^4, 亿 → 10^8
-_CN_NUM = re.compile(rf"[{CN_DIGITS}]+")
+_CAPITALS = str(VALUES.get("capital_numerals", ""))
+_CN_NUM = re.compile(rf"[{CN_DIGITS}{_CAPITALS}]+")
 # a number: Arabic (with , and .) or Chinese numerals, optionally with 万/亿 scale
-NUM = rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?(?:[{CN_DIGITS[-2:]}])?|[{CN_DIGITS}]+)"
+NUM = rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?(?:[{CN_DIGITS[-2:]}])?|[{CN_DIGITS}{_CAPITALS}]+)"
 UNITS = tuple(str(u) for u in VALUES["units"])
 _UNIT_RX = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 _SHARES = {str(k): str(v) for k, v in VALUES["shares"].items()}

@@ -19,3 +19,22 @@ def test_a_half_between_ge_and_the_unit():
 def test_half_words_that_are_no_quantity_stay_out():
     assert _q("上半年的报表") == []
     assert _q("试用期三个月") == [(3, "月", "三个月")]
+
+
+def test_capital_numerals_of_contracts_are_quantities_and_ground():
+    from pipeline.numbers import grounded
+    assert _q("应于终止之日起壹拾个工作日内归还") == [(10, "工作日", "壹拾个工作日")]
+    assert _q("支付违约金人民币叁万元整") == [(30000, "元", "叁万元")]
+    assert grounded("10个工作日", "应于终止之日起壹拾个工作日内归还")
+
+
+def test_a_contract_deadline_in_capital_numerals_is_answered(tmp_path):
+    from pipeline import KnowledgeBase
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "保密协议.md").write_text("# 技术合作保密协议\n\n## 第五条 资料归还\n\n双方合作终止后，乙方应于终止之日起"
+                                   "壹拾个工作日内归还甲方提供的全部资料。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite")
+    kb.ingest([d])
+    a = kb.ask("合作终止后乙方要在多少个工作日内归还资料？")
+    assert (a.status, a.value) == ("answered", {"kind": "duration", "number": 10, "unit": "工作日"})
