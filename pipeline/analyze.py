@@ -69,6 +69,12 @@ _VALUE_ASK = re.compile(cues.pattern("question.value_ask"))
 _CLAUSE = re.compile(r"[，,；;：:。？?！!]")
 _ANAPHORA = re.compile(cues.pattern("question.anaphora"))
 _NATIONAL = cues.text("title.national_prefix")
+_TITLE_KIND = re.compile("|".join(sorted(map(re.escape, cues.words("question.title_kind_words")), key=len, reverse=True)))
+_RUN_MIN = int(cues.table("question.title_run_limits")["min_chars"])
+_RUN_DOCS = int(cues.table("question.title_run_limits")["max_docs"])
+_RUN_MAX = 24
+_RUN_MARK = "\x00"  # marks a title run among the names _doc_hints returns (it is not removed from the terms)
+_RUN_TEXT = re.compile(r"[\u4e00-\u9fffA-Za-z0-9]+")  # one run of words, no punctuation or spaces
 
 
 def _check_regex(pattern: str) -> Optional[str]:
@@ -102,6 +108,7 @@ class QueryAnalyzer:
         self._frame: frozenset[str] = frozenset()
         self._names_gen: Any = None
         self._names: list[_DocName] = []
+        self._title_runs: dict[str, set[str]] = {}
         self._n_blocks = 1
 
     # --- compiled rules and store-derived data -----------------------------
@@ -128,6 +135,7 @@ class QueryAnalyzer:
                 names.append(_DocName(d["doc_id"], n, d.get("version_date")))
         names.sort(key=lambda x: -len(x.name))
         self._names = names
+        self._title_runs = _title_runs(names)
         self._n_blocks = max(1, self.store.stats()["blocks"])
         self._names_gen = self.store.generation
 
@@ -185,6 +193,10 @@ class QueryAnalyzer:
 
         # documents named in the question: 《…》 or a known title / short name
         doc_ids, named = self._doc_hints(question)
+        # a run of a title (那份相互保密协定) names the document but stays in the question's terms: its words
+        # are what the asker calls the subject (安全生产许可证 of 安全生产许可证条例)
+        removed = [n for n in named if not n.startswith(_RUN_MARK)]
+        named = [n.removeprefix(_RUN_MARK) for n in named]
         if doc_ids:
             q.constraints["doc_ids"] = doc_ids
             q.doc_hint = named[0]
@@ -221,7 +233,7 @@ class QueryAnalyzer:
                                        if not any(a <= x["start"] < b for *_, (a, b) in ranges)]
 
         text_for_terms = question
-        for n in named:
+        for n in removed:
             text_for_terms = text_for_terms.replace(n, " ")
         text_for_terms = _BOOK.sub(" ", text_for_terms)
         text_for_terms = strip_asides(text_for_terms, " ")
@@ -326,7 +338,24 @@ class QueryAnalyzer:
             found.append(n.doc_id)
             named.append(n.name)
             spans.append((i, i + len(n.name), n.name))
+        if not found:  # 那份相互保密协定: a run of one title, ending in a kind word, names that document
+            run, ids = self._title_run(question)
+            if run:
+                return ids, [_RUN_MARK + run]
         return list(dict.fromkeys(found)), list(dict.fromkeys(named))
+
+    def _title_run(self, question: str) -> tuple[Optional[str], list[str]]:
+        """The longest run of the question that ends in a title kind word (协定, 制度, 说明…) and that the
+        titles of at most ``max_docs`` documents hold (rules/pipeline_cues.yaml question.title_*)."""
+        best: tuple[Optional[str], list[str]] = (None, [])
+        for m in _TITLE_KIND.finditer(question):
+            end = m.end()
+            for start in range(max(0, end - _RUN_MAX), end - _RUN_MIN + 1):
+                ids = self._title_runs.get(question[start:end])
+                if ids and (best[0] is None or end - start > len(best[0])):
+                    best = (question[start:end], sorted(ids))
+                    break  # the longest run ending here
+        return best
 
     def _idf(self, terms: list[str], expansions: Optional[dict[str, list[str]]] = None
              ) -> tuple[dict[str, float], dict[str, int]]:
@@ -404,6 +433,18 @@ def _pos_factor(term: str, core_verbs: set[str]) -> float:
     if tag.startswith("a"):
         return 0.7  # 较大, 紧急: adjectives often pick one of several graded provisions
     return 0.4
+
+
+def _title_runs(names: list["_DocName"]) -> dict[str, set[str]]:
+    """Every run of a document name that ends in a title kind word and is long enough, mapped to the
+    documents whose names hold it; runs that too many documents share are left out (失业保险条例)."""
+    runs: dict[str, set[str]] = {}
+    for n in names:
+        for m in _TITLE_KIND.finditer(n.name):
+            end = m.end()
+            for start in range(max(0, end - _RUN_MAX), end - _RUN_MIN + 1):
+                runs.setdefault(n.name[start:end], set()).add(n.doc_id)
+    return {r: ids for r, ids in runs.items() if len(ids) <= _RUN_DOCS and _RUN_TEXT.fullmatch(r)}
 
 
 def _short(title: str) -> str:
