@@ -1042,7 +1042,8 @@ class Extractor:
             if "definition" not in t.types:
                 continue
             for value, span in t.apply(anchor.sentence.text):
-                term = CUES.rx("definition.term_prefix").sub("", value.get("term", ""))
+                term = CUES.rx("definition.term_marks").sub("", value.get("term", ""))
+                term = CUES.rx("definition.term_prefix").sub("", term)
                 wanted = [e for e in (query.entities or query.terms) if len(e) >= 2]
                 if not any(term == e or term.endswith(e) for e in wanted):
                     continue  # 职业病危害，是指… does not define 职业病
