@@ -24,6 +24,7 @@ from .numbers import (NUM, VALUES, canonical_unit, cn_number, find_quantities, g
 from .rules import Field, RuleSet, load_rule_file, register_regex, register_schema, strip_lines
 from .store import Store
 from .text import block_sentences, cited_articles, split_sentences, strip_asides
+from .tokenize import is_content_word
 from .types import Anchor, Block, Candidate, Query, Sentence
 
 PLACEHOLDERS = {"NUM": NUM, **{name: unit_alternation(name) for name in VALUES["placeholders"]}}  # units.yaml
@@ -1019,11 +1020,19 @@ class Extractor:
     def _s_count_of(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """多少台设备 / 多少名员工: a number directly followed by the noun the question counts."""
         m = CUES.rx("ask.noun_counted").search(query.text)
-        if not m:
-            return None
-        noun = m.group("noun")
-        hit = re.search(rf"(?P<num>{PLACEHOLDERS['NUM']})(?P<scale>[万亿])?(?:的|个|名|位|家|户)?{re.escape(noun)}",
-                        anchor.sentence.text)
+        c = CUES.rx("ask.count_classifier").search(query.text)
+        if c and not c.group("noun"):  # 基本原则，一共是几项: the counted noun is a question term after N项
+            terms = sorted((t for t in query.weights if len(t) >= 2 and is_content_word(t)), key=lambda t: -query.weights[t])
+            hit = next((h for t in terms if (h := re.search(
+                rf"(?<!第)(?P<num>{PLACEHOLDERS['NUM']}){re.escape(c.group('cls'))}(?P<scale>){re.escape(t)}",
+                anchor.sentence.text))), None)
+            noun = c.group("cls")
+        else:
+            if not m and not c:
+                return None
+            noun = m.group("noun") if m else c.group("noun")
+            hit = re.search(rf"(?<!第)(?P<num>{PLACEHOLDERS['NUM']})(?P<scale>[万亿])?(?:的|个|名|位|家|户|项|种|类|条)?"
+                            rf"{re.escape(noun)}", anchor.sentence.text)
         if not hit:
             return None
         n = _num(hit.group("num"))
