@@ -15,6 +15,7 @@ import sqlite3
 import threading
 import time
 import weakref
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
@@ -88,6 +89,13 @@ PARSE_WRITE_TIMEOUT_MS = 200  # a parse write waits this long for another writer
 PARSE_QUEUE_MAX = 20000       # queued parse rows beyond which new ones are dropped (parsed again later)
 PARSE_BATCH = 256             # parses made while answering are written in batches of this many rows…
 PARSE_FLUSH_SECONDS = 5.0     # …or when this long has passed since the last write (and on close / exit)
+# parsed rows kept in memory per store (least recently used dropped; 0 turns a cache off). Both are emptied
+# whenever the store's content changes (:attr:`Store.generation`). ~1 KB a block: 20000 blocks ≈ 20 MB.
+BLOCK_CACHE_SIZE = 20000
+DOC_CACHE_SIZE = 5000
+# a search limited to documents reads those documents' row-id ranges from the index (FTS5 seeks them) when
+# they make at most this many ranges; more, and the search joins with the blocks table instead
+SEARCH_RANGES_MAX = 8
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -155,8 +163,13 @@ class Store:
     locked E106, read-only E107, damaged E108, not a file E109.
     """
 
-    def __init__(self, db: str | Path, create: bool = True, busy_timeout: Optional[float] = None) -> None:
+    def __init__(self, db: str | Path, create: bool = True, busy_timeout: Optional[float] = None,
+                 block_cache: int = BLOCK_CACHE_SIZE, doc_cache: int = DOC_CACHE_SIZE) -> None:
         self.path = Path(db)
+        if block_cache < 0 or doc_cache < 0:
+            raise ValueError("cache sizes must be >= 0")
+        self._blocks = _LRU(block_cache)  # rid -> Block
+        self._docs = _LRU(doc_cache)      # doc_id -> document row (copies handed out)
         self.busy_timeout = default_busy_timeout() if busy_timeout is None else float(busy_timeout)
         self._local = threading.local()
         self._write_lock = threading.Lock()
@@ -202,14 +215,25 @@ class Store:
         if c.in_transaction:
             yield
             return
+        # the generation before the read transaction starts: the snapshot holds at least its content, so
+        # rows read in it may be cached under it (a later write moves the caches to a newer generation)
+        self._local.snapshot_gen = self.generation
         c.execute("BEGIN")
         try:
             yield
         finally:
+            self._local.snapshot_gen = None
             if c.in_transaction:
                 c.execute("COMMIT")
             if self._parse_queue:
                 self._flush_parses(force=False)  # parses made while answering: batched writes after the read
+
+    def _cache_gen(self) -> Optional[int]:
+        """The generation under which rows read now may be cached, or None (inside a write transaction)."""
+        c = self.conn()
+        if c.in_transaction:
+            return getattr(self._local, "snapshot_gen", None)
+        return self.generation
 
     def close(self) -> None:
         if self._parse_queue:
@@ -381,8 +405,14 @@ class Store:
         return [_doc_row(r) for r in rows]
 
     def document(self, doc_id: str) -> Optional[dict[str, Any]]:
-        r = self.conn().execute("SELECT * FROM documents WHERE doc_id=?", (doc_id,)).fetchone()
-        return _doc_row(r) if r else None
+        """A document row (a copy; cached until the store's content changes)."""
+        gen = self._cache_gen()
+        d = self._docs.get(gen, doc_id)
+        if d is _MISSING:
+            r = self.conn().execute("SELECT * FROM documents WHERE doc_id=?", (doc_id,)).fetchone()
+            d = _doc_row(r) if r else None
+            self._docs.put(gen, doc_id, d)
+        return dict(d) if d is not None else None
 
     def block(self, block_id: str) -> Optional[Block]:
         r = self.conn().execute(f"SELECT {_BLOCK_COLS} FROM blocks WHERE block_id=?", (block_id,)).fetchone()
@@ -520,45 +550,95 @@ class Store:
         return [dict(r) for r in self.conn().execute("SELECT * FROM feedback ORDER BY id")]
 
     def blocks_by_rid(self, rids: Iterable[int]) -> dict[int, Block]:
-        rids = list(rids)
-        if not rids:
-            return {}
-        marks = ",".join("?" * len(rids))
-        rows = self.conn().execute(f"SELECT {_BLOCK_COLS} FROM blocks WHERE rid IN ({marks})", rids).fetchall()
-        return {r["rid"]: _block_row(r) for r in rows}
+        """The blocks with these row ids (those present), in row-id order; parsed rows are cached."""
+        gen = self._cache_gen()
+        cache = self._blocks
+        out: dict[int, Block] = {}
+        missing = []
+        for r in sorted(set(rids)):
+            b = cache.get(gen, r)
+            if b is _MISSING:
+                missing.append(r)
+            out[r] = b
+        if missing:
+            got = self._fetch_blocks(missing)
+            for r in missing:
+                b = got.get(r)
+                if b is None:
+                    del out[r]
+                else:
+                    out[r] = b
+                    cache.put(gen, r, b)
+        return out
+
+    def _fetch_blocks(self, rids: list[int]) -> dict[int, Block]:
+        c = self.conn()
+        out: dict[int, Block] = {}
+        for i in range(0, len(rids), 500):  # one prepared statement per chunk size, not per list length
+            part = rids[i:i + 500]
+            rows = c.execute(f"SELECT {_BLOCK_COLS} FROM blocks WHERE rid IN (SELECT value FROM json_each(?))",
+                             (json.dumps(part),)).fetchall()
+            out.update((r[0], _block_tuple(r)) for r in rows)
+        return out
+
+    def _rid_blocks(self, sql: str, args: tuple) -> list[Block]:
+        """The blocks whose row ids ``sql`` selects, in its order (through the block cache)."""
+        rids = [r[0] for r in self.conn().execute(sql, args).fetchall()]
+        got = self.blocks_by_rid(rids)
+        return [got[r] for r in rids if r in got]
 
     def doc_blocks(self, doc_id: str, start: int = 0, stop: int = 1 << 30) -> list[Block]:
         """Blocks of a document with ``start <= order < stop``, in order."""
-        rows = self.conn().execute(
-            f"SELECT {_BLOCK_COLS} FROM blocks WHERE doc_id=? AND ord>=? AND ord<? ORDER BY ord",
-            (doc_id, start, stop)).fetchall()
-        return [_block_row(r) for r in rows]
+        return self._rid_blocks("SELECT rid FROM blocks WHERE doc_id=? AND ord>=? AND ord<? ORDER BY ord",
+                                (doc_id, start, stop))
 
     def clause_blocks(self, doc_id: str, clause: str) -> list[Block]:
-        rows = self.conn().execute(
-            f"SELECT {_BLOCK_COLS} FROM blocks WHERE doc_id=? AND clause=? ORDER BY ord", (doc_id, clause)).fetchall()
-        return [_block_row(r) for r in rows]
+        return self._rid_blocks("SELECT rid FROM blocks WHERE doc_id=? AND clause=? ORDER BY ord", (doc_id, clause))
 
     def search(self, match: str, limit: int = 30, doc_ids: Optional[list[str]] = None,
                weights: tuple[float, float, float] = (1.0, 0.5, 0.3)) -> list[tuple[int, float]]:
         """FTS5 BM25 search; returns (rid, score) best first, score = -bm25 (higher is better)."""
-        if doc_ids:  # a join, not `rowid IN (subquery)`: the latter is evaluated per match (20x slower)
-            sql = (f"SELECT f.rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) AS s "
+        bm25 = f"bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]})"
+        ranges = self._rid_ranges(doc_ids) if doc_ids else None
+        if ranges == []:
+            return []
+        if ranges is not None:
+            # the documents' row-id ranges: FTS5 seeks each one (BM25 is computed only for rows in them, and
+            # is the same as over the whole table: its IDF and average length are the table's)
+            sql = ("SELECT r, s FROM (" + " UNION ALL ".join(
+                f"SELECT rowid AS r, {bm25} AS s FROM blocks_fts WHERE blocks_fts MATCH ? AND rowid BETWEEN ? AND ?"
+                for _ in ranges) + ")")
+            args: list[Any] = [x for lo, hi in ranges for x in (match, lo, hi)]
+            order = "r"
+        elif doc_ids:  # a join, not `rowid IN (subquery)`: the latter is evaluated per match (20x slower)
+            sql = (f"SELECT f.rowid, {bm25} AS s "
                    "FROM blocks_fts f JOIN blocks b ON b.rid = f.rowid WHERE blocks_fts MATCH ? "
                    f"AND b.doc_id IN ({','.join('?' * len(doc_ids))})")
-            args: list[Any] = [match, *doc_ids]
+            args = [match, *doc_ids]
+            order = "f.rowid"
         else:
-            sql = (f"SELECT rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) AS s "
-                   "FROM blocks_fts WHERE blocks_fts MATCH ?")
+            sql = f"SELECT rowid, {bm25} AS s FROM blocks_fts WHERE blocks_fts MATCH ?"
             args = [match]
+            order = "rowid"
         # scores rounded to 9 decimals, ties by row id: the PostgreSQL store sums the same BM25 terms in
         # another order (last-digit differences), and both must rank near-ties alike
-        sql += f" ORDER BY round(s, {SCORE_DECIMALS}), {'f.rowid' if doc_ids else 'rowid'} LIMIT ?"
+        sql += f" ORDER BY round(s, {SCORE_DECIMALS}), {order} LIMIT ?"
         args.append(limit)
         try:
             return [(r[0], -round(r[1], SCORE_DECIMALS)) for r in self.conn().execute(sql, args).fetchall()]
         except sqlite3.OperationalError:
             return []
+
+    def _rid_ranges(self, doc_ids: list[str]) -> Optional[list[tuple[int, int]]]:
+        """The maximal runs of consecutive row ids of these documents' blocks, or None when there are more
+        than SEARCH_RANGES_MAX (a document's blocks are inserted together: one run each, usually)."""
+        rows = self.conn().execute(
+            "SELECT min(rid), max(rid) FROM (SELECT rid, rid - row_number() OVER (ORDER BY rid) AS g FROM blocks "
+            "WHERE doc_id IN (SELECT value FROM json_each(?))) GROUP BY g ORDER BY 1 LIMIT ?",
+            (json.dumps(list(doc_ids), ensure_ascii=False), SEARCH_RANGES_MAX + 1)).fetchall()
+        if len(rows) > SEARCH_RANGES_MAX:
+            return None
+        return [(r[0], r[1]) for r in rows]
 
     def doc_freq(self, terms: Iterable[str]) -> dict[str, int]:
         """Number of blocks containing each (lower-cased) term, from the FTS5 vocabulary."""
@@ -703,3 +783,62 @@ def _block_row(r: sqlite3.Row) -> Block:
         table_rows=json.loads(r["table_rows"]) if r["table_rows"] else None,
         meta=json.loads(r["meta"]) if r["meta"] and r["meta"] != "{}" else {},
     )
+
+
+def _block_tuple(r: tuple) -> Block:
+    """A Block from a row of ``_BLOCK_COLS`` by position (what :func:`_block_row` does by name, faster)."""
+    (_, block_id, doc_id, order, btype, text, section, clause, page_start, page_end, bbox, header, trows, meta) = r
+    return Block(
+        block_id=block_id, doc_id=doc_id, type=btype, text=text, order=order,
+        section=json.loads(section), clause=clause, page_start=page_start, page_end=page_end,
+        bbox=json.loads(bbox) if bbox else None,
+        table_header=json.loads(header) if header else None,
+        table_rows=json.loads(trows) if trows else None,
+        meta=json.loads(meta) if meta and meta != "{}" else {},
+    )
+
+
+_MISSING = object()
+
+
+class _LRU:
+    """A bounded least-recently-used map of one store generation (thread-safe; size 0 keeps nothing).
+
+    A newer generation empties it; a read made under an older generation (a snapshot that began before
+    the last write) neither reads nor fills it.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: "OrderedDict[Any, Any]" = OrderedDict()
+        self._gen = -1
+        self._lock = threading.Lock()
+
+    def get(self, gen: Optional[int], key: Any) -> Any:
+        """The value, or ``_MISSING``."""
+        if gen is None or self.size <= 0:
+            return _MISSING
+        with self._lock:
+            if gen != self._gen:
+                if gen > self._gen:
+                    self._data.clear()
+                    self._gen = gen
+                return _MISSING
+            v = self._data.get(key, _MISSING)
+            if v is not _MISSING:
+                self._data.move_to_end(key)
+            return v
+
+    def put(self, gen: Optional[int], key: Any, value: Any) -> None:
+        if gen is None or self.size <= 0:
+            return
+        with self._lock:
+            if gen != self._gen:
+                return
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._data)
