@@ -13,10 +13,17 @@ from typing import Optional
 
 from .extract import condition_match, phrase_bonus
 from .text import block_sentences
-from .types import Anchor, Candidate, Query
+from .types import Anchor, Block, Candidate, Query
 
 
 _PER_BLOCK = 4  # anchors one block may give
+SENTENCE_CACHE = 8192  # blocks whose sentences are kept (least recently used dropped)
+
+
+@lru_cache(maxsize=SENTENCE_CACHE)
+def _sentences(btype: str, text: str) -> tuple:
+    """The sentences of a block of this type and text (:func:`pipeline.text.block_sentences`), shared: read only."""
+    return tuple(block_sentences(Block(block_id="", doc_id="", type=btype, text=text, order=0)))
 
 
 def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[float] = None,
@@ -73,7 +80,7 @@ def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
         context = " ".join(b.section) + " " + c.title + " " + b.text + " " + c.breakdown.get("lead", "")
         prior = c.score / best_block
         named = c.breakdown.get("named_section") or ""  # the question names this block's section: its heading counts
-        for s in block_sentences(b):
+        for s in _sentences(b.type, b.text):
             cov = coverage(query, s.text + named, context)
             cond = condition_match(quantities, s.text, query.constraints.get("ranges"))
             score = cov + 0.35 * prior + 0.3 * cond + phrase_bonus(query, s.text)
