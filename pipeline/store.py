@@ -10,12 +10,15 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
+import re
 import os
 import sqlite3
 import threading
 import time
 import weakref
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
@@ -96,6 +99,11 @@ DOC_CACHE_SIZE = 5000
 # a search limited to documents reads those documents' row-id ranges from the index (FTS5 seeks them) when
 # they make at most this many ranges; more, and the search joins with the blocks table instead
 SEARCH_RANGES_MAX = 8
+# BM25 over the whole store from cached per-term postings (numpy) instead of FTS5's bm25(), which costs ~2 µs
+# for every matching row (thousands for a question's OR of terms). Used from this many searches of a store
+# generation on (a process that answers one question does not pay the set-up), for at most this many terms.
+FAST_SEARCH_AFTER = 3
+TERM_CACHE_SIZE = 4096
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -170,6 +178,10 @@ class Store:
             raise ValueError("cache sizes must be >= 0")
         self._blocks = _LRU(block_cache)  # rid -> Block
         self._docs = _LRU(doc_cache)      # doc_id -> document row (copies handed out)
+        self._ranges = _LRU(doc_cache)    # doc_id -> its blocks' row-id runs (searches limited to documents)
+        self._bm25 = _LRU(1)              # "stats" -> _Bm25Stats of the generation
+        self._postings = _LRU(TERM_CACHE_SIZE)  # (term, weights) -> (row ids, BM25 parts)
+        self._searches = [-1, 0]          # [generation, searches seen]
         self.busy_timeout = default_busy_timeout() if busy_timeout is None else float(busy_timeout)
         self._local = threading.local()
         self._write_lock = threading.Lock()
@@ -598,6 +610,10 @@ class Store:
     def search(self, match: str, limit: int = 30, doc_ids: Optional[list[str]] = None,
                weights: tuple[float, float, float] = (1.0, 0.5, 0.3)) -> list[tuple[int, float]]:
         """FTS5 BM25 search; returns (rid, score) best first, score = -bm25 (higher is better)."""
+        if not doc_ids:
+            fast = self._fast_search(match, limit, weights)
+            if fast is not None:
+                return fast
         bm25 = f"bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]})"
         ranges = self._rid_ranges(doc_ids) if doc_ids else None
         if ranges == []:
@@ -629,16 +645,133 @@ class Store:
         except sqlite3.OperationalError:
             return []
 
+    # --- BM25 from cached postings ----------------------------------------------------------
+    def _fast_search(self, match: str, limit: int, weights: tuple[float, ...]) -> Optional[list[tuple[int, float]]]:
+        """What :meth:`search` returns for ``"t1" OR "t2" …`` over the whole store, computed as FTS5's bm25()
+        computes it (same operations in the same order: the same doubles), from per-term postings kept per
+        generation; None when the query is of another form, or before FAST_SEARCH_AFTER searches."""
+        terms = _or_terms(match)
+        gen = self._cache_gen()
+        if terms is None or gen is None or len(weights) != 3 or limit <= 0:
+            return None
+        with self._gen_lock:
+            if self._searches[0] != gen:
+                self._searches[:] = [gen, 0]
+            self._searches[1] += 1
+            if self._searches[1] <= FAST_SEARCH_AFTER:
+                return None
+        try:
+            return self._bm25_top(terms, limit, tuple(float(w) for w in weights), gen)
+        except (sqlite3.Error, ValueError, IndexError, ImportError) as exc:  # anything odd: FTS5 answers
+            log.debug("BM25 from postings unavailable (%s); using FTS5", exc)
+            return None
+
+    def _bm25_stats(self, gen: int) -> Optional["_Bm25Stats"]:
+        st = self._bm25.get(gen, "stats")
+        if st is _MISSING:
+            import numpy as np
+            c = self.conn()
+            row = c.execute("SELECT block FROM blocks_fts_data WHERE id=1").fetchone()  # FTS5's averages record
+            avg = _varints(row[0]) if row and row[0] else []
+            if len(avg) != 4 or avg[0] <= 0:
+                st = None
+            else:
+                sizes = c.execute("SELECT id, sz FROM blocks_fts_docsize").fetchall()
+                size = np.zeros((max(r[0] for r in sizes) + 1) if sizes else 1)
+                for rid, sz in sizes:
+                    size[rid] = float(sum(_varints(sz)))  # tokens of the row, all columns (xColumnSize(-1))
+                st = _Bm25Stats(nrow=avg[0], avgdl=float(sum(avg[1:])) / float(avg[0]), size=size)
+            self._bm25.put(gen, "stats", st)
+        return st
+
+    def _term_postings(self, term: str, weights: tuple[float, float, float], st: "_Bm25Stats", gen: int):
+        """(row ids, the term's share of each row's BM25): FTS5's per-phrase summand (fts5_aux.c)."""
+        got = self._postings.get(gen, (term, weights))
+        if got is _MISSING:
+            import numpy as np
+            c = self.conn()
+            if getattr(self._local, "inst_conn", None) is not c:  # a temporary table of this connection
+                c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.loopagent_fts_inst "
+                          "USING fts5vocab(main, blocks_fts, instance)")
+                self._local.inst_conn = c
+            rows = c.execute(
+                "SELECT doc, sum(col='text'), sum(col='section'), sum(col='title') FROM temp.loopagent_fts_inst "
+                "WHERE term=? GROUP BY doc ORDER BY doc", (term,)).fetchall()
+            n = len(rows)
+            counts = np.array(rows, dtype=np.int64).reshape(n, 4)
+            rids = counts[:, 0]
+            freq = np.zeros(n)
+            for col in range(3):  # aFreq[i] += weight, instance by instance, columns in order
+                for k in range(int(counts[:, col + 1].max()) if n else 0):
+                    freq[counts[:, col + 1] > k] += weights[col]
+            idf = math.log((st.nrow - n + 0.5) / (n + 0.5))
+            if idf <= 0.0:
+                idf = 1e-6
+            k1, b = 1.2, 0.75
+            part = idf * ((freq * (k1 + 1.0)) / (freq + k1 * (1 - b + b * st.size[rids] / st.avgdl)))
+            got = (rids, part)
+            self._postings.put(gen, (term, weights), got)
+        return got
+
+    def _bm25_top(self, terms: list[str], limit: int, weights: tuple[float, float, float],
+                  gen: int) -> Optional[list[tuple[int, float]]]:
+        import numpy as np
+        st = self._bm25_stats(gen)
+        if st is None:
+            return None
+        score = np.zeros(len(st.size))
+        hit = np.zeros(len(st.size), dtype=bool)
+        for t in terms:  # phrase by phrase, in the query's order, as bm25() adds them
+            rids, part = self._term_postings(t, weights, st, gen)
+            score[rids] += part
+            hit[rids] = True
+        rids = np.flatnonzero(hit)
+        s = -1.0 * score[rids]
+        if len(rids) > limit:  # the best `limit` and everything within 1e-8 of the last: exact order below
+            cut = np.partition(s, limit - 1)[limit - 1]
+            keep = np.flatnonzero(s <= cut + 1e-8)
+            rids, s = rids[keep], s[keep]
+        values = s.tolist()
+        keys: list[float] = []
+        c = self.conn()
+        for i in range(0, len(values), _ROUND_BATCH):  # SQLite's round(), as the SQL path orders by it
+            part = values[i:i + _ROUND_BATCH]
+            keys += c.execute(_ROUND_SQL, part + [0.0] * (_ROUND_BATCH - len(part))).fetchone()[:len(part)]
+        top = sorted(zip(keys, rids.tolist(), values))[:limit]
+        return [(r, -round(v, SCORE_DECIMALS)) for _, r, v in top]
+
     def _rid_ranges(self, doc_ids: list[str]) -> Optional[list[tuple[int, int]]]:
         """The maximal runs of consecutive row ids of these documents' blocks, or None when there are more
         than SEARCH_RANGES_MAX (a document's blocks are inserted together: one run each, usually)."""
-        rows = self.conn().execute(
-            "SELECT min(rid), max(rid) FROM (SELECT rid, rid - row_number() OVER (ORDER BY rid) AS g FROM blocks "
-            "WHERE doc_id IN (SELECT value FROM json_each(?))) GROUP BY g ORDER BY 1 LIMIT ?",
-            (json.dumps(list(doc_ids), ensure_ascii=False), SEARCH_RANGES_MAX + 1)).fetchall()
-        if len(rows) > SEARCH_RANGES_MAX:
-            return None
-        return [(r[0], r[1]) for r in rows]
+        gen = self._cache_gen()
+        c = self.conn()
+        runs: list[tuple[int, int]] = []
+        for doc_id in dict.fromkeys(doc_ids):
+            got = self._ranges.get(gen, doc_id)
+            if got is _MISSING:
+                lo, hi, n = c.execute("SELECT min(rid), max(rid), count(*) FROM blocks WHERE doc_id=?",
+                                      (doc_id,)).fetchone()
+                if not n:
+                    got = []
+                elif hi - lo + 1 == n:  # row ids are unique: n of them between lo and hi are all of them
+                    got = [(lo, hi)]
+                else:
+                    got = [tuple(r) for r in c.execute(
+                        "SELECT min(rid), max(rid) FROM (SELECT rid, rid - row_number() OVER (ORDER BY rid) AS g "
+                        "FROM blocks WHERE doc_id=?) GROUP BY g ORDER BY 1 LIMIT ?",
+                        (doc_id, SEARCH_RANGES_MAX + 1)).fetchall()]
+                self._ranges.put(gen, doc_id, got)
+            runs += got
+            if len(runs) > SEARCH_RANGES_MAX:
+                return None
+        runs.sort()
+        merged: list[tuple[int, int]] = []
+        for lo, hi in runs:  # documents side by side make one run
+            if merged and lo <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+            else:
+                merged.append((lo, hi))
+        return merged
 
     def doc_freq(self, terms: Iterable[str]) -> dict[str, int]:
         """Number of blocks containing each (lower-cased) term, from the FTS5 vocabulary."""
@@ -799,6 +932,48 @@ def _block_tuple(r: tuple) -> Block:
 
 
 _MISSING = object()
+_OR_TERM = re.compile(r'"([a-z0-9\u4e00-\u9fff]+)"')  # one unicode61 token exactly as the index holds it
+_ROUND_BATCH = 256
+_ROUND_SQL = "SELECT " + ",".join([f"round(?, {SCORE_DECIMALS})"] * _ROUND_BATCH)
+
+
+def _or_terms(match: str) -> Optional[list[str]]:
+    """The terms of ``"t1" OR "t2" …`` when each is a single lower-case CJK/ASCII-alphanumeric token; else None."""
+    out = []
+    for part in match.split(" OR "):
+        m = _OR_TERM.fullmatch(part)
+        if m is None:
+            return None
+        out.append(m.group(1))
+    return out
+
+
+def _varints(blob: bytes) -> list[int]:
+    """The SQLite varints of an FTS5 record (averages, docsize)."""
+    out = []
+    i, n = 0, len(blob)
+    while i < n:
+        v = 0
+        for k in range(9):
+            byte = blob[i]
+            i += 1
+            if k == 8:
+                v = (v << 8) | byte
+                break
+            v = (v << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        out.append(v)
+    return out
+
+
+@dataclass(frozen=True)
+class _Bm25Stats:
+    """What FTS5's bm25() reads of the whole table: row count, average row length, each row's length."""
+
+    nrow: int
+    avgdl: float
+    size: Any  # numpy array: tokens of each row id
 
 
 class _LRU:

@@ -63,3 +63,49 @@ def test_cache_sees_another_connections_write(tmp_path):
     assert store.blocks_by_rid([rid])[rid].text == "改过"
     with store.snapshot():  # a read snapshot uses (and fills) the cache of its generation
         assert store.blocks_by_rid([rid])[rid].text == "改过"
+
+
+def _sql_search(store, match, limit, weights=(1.0, 0.5, 0.3)):
+    sql = (f"SELECT rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) AS s FROM blocks_fts "
+           "WHERE blocks_fts MATCH ? ORDER BY round(s, 9), rowid LIMIT ?")
+    return [(r[0], -round(r[1], 9)) for r in store.conn().execute(sql, [match, limit]).fetchall()]
+
+
+def test_bm25_from_postings_is_fts5_bm25(tmp_path, monkeypatch):
+    import pipeline.store as st
+    monkeypatch.setattr(st, "FAST_SEARCH_AFTER", 0)
+    store, docs = _store(tmp_path)
+    words = [r[0] for r in store.conn().execute(
+        "SELECT term FROM blocks_vocab WHERE term GLOB '[一-龥]*' ORDER BY doc DESC LIMIT 40").fetchall()]
+    assert len(words) >= 20
+    queries = [" OR ".join(f'"{w}"' for w in words[i:i + k]) for i, k in ((0, 1), (0, 12), (5, 20), (20, 20))]
+    queries.append('"年休假" OR "没有这个词"')
+    for match in queries:
+        for limit in (1, 5, 200):
+            for weights in ((1.0, 0.5, 0.3), (1.0, 1.0, 1.0)):
+                got = store._fast_search(match, limit, weights)
+                assert got is not None and got == _sql_search(store, match, limit, weights), (match, limit)
+                assert store.search(match, limit=limit, weights=weights) == got
+    # other forms go to FTS5: phrases of several tokens, AND, upper case
+    for match in ('"年休假 天数"', '"年休假" "劳动"', '"ABC"', "年休假"):
+        assert store._fast_search(match, 10, (1.0, 0.5, 0.3)) is None
+    # a write: a new generation, new statistics
+    assert store.remove(docs[0].source)
+    match = queries[1]
+    assert store.search(match, limit=200) == _sql_search(store, match, 200)
+
+
+def test_bm25_from_postings_in_another_thread(tmp_path, monkeypatch):
+    import threading
+    import pipeline.store as st
+    monkeypatch.setattr(st, "FAST_SEARCH_AFTER", 0)
+    store, _ = _store(tmp_path)
+    match = '"年休假" OR "劳动合同" OR "工作"'
+    want = _sql_search(store, match, 50)
+    assert store.search(match, limit=50) == want
+    got = []
+    t = threading.Thread(target=lambda: got.append((store._fast_search(match, 50, (1.0, 0.5, 0.3)),
+                                                    store.search(match, limit=50))))
+    t.start()
+    t.join()
+    assert got == [(want, want)]
