@@ -610,14 +610,14 @@ class Store:
     def search(self, match: str, limit: int = 30, doc_ids: Optional[list[str]] = None,
                weights: tuple[float, float, float] = (1.0, 0.5, 0.3)) -> list[tuple[int, float]]:
         """FTS5 BM25 search; returns (rid, score) best first, score = -bm25 (higher is better)."""
-        if not doc_ids:
-            fast = self._fast_search(match, limit, weights)
-            if fast is not None:
-                return fast
-        bm25 = f"bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]})"
         ranges = self._rid_ranges(doc_ids) if doc_ids else None
         if ranges == []:
             return []
+        if not doc_ids or ranges is not None:
+            fast = self._fast_search(match, limit, weights, ranges)
+            if fast is not None:
+                return fast
+        bm25 = f"bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]})"
         if ranges is not None:
             # the documents' row-id ranges: FTS5 seeks each one (BM25 is computed only for rows in them, and
             # is the same as over the whole table: its IDF and average length are the table's)
@@ -646,10 +646,12 @@ class Store:
             return []
 
     # --- BM25 from cached postings ----------------------------------------------------------
-    def _fast_search(self, match: str, limit: int, weights: tuple[float, ...]) -> Optional[list[tuple[int, float]]]:
-        """What :meth:`search` returns for ``"t1" OR "t2" …`` over the whole store, computed as FTS5's bm25()
-        computes it (same operations in the same order: the same doubles), from per-term postings kept per
-        generation; None when the query is of another form, or before FAST_SEARCH_AFTER searches."""
+    def _fast_search(self, match: str, limit: int, weights: tuple[float, ...],
+                     ranges: Optional[list[tuple[int, int]]] = None) -> Optional[list[tuple[int, float]]]:
+        """What :meth:`search` returns for ``"t1" OR "t2" …`` (over the whole store, or the row-id ``ranges``),
+        computed as FTS5's bm25() computes it (same operations in the same order: the same doubles), from
+        per-term postings kept per generation; None when the query is of another form, or before
+        FAST_SEARCH_AFTER searches."""
         terms = _or_terms(match)
         gen = self._cache_gen()
         if terms is None or gen is None or len(weights) != 3 or limit <= 0:
@@ -661,7 +663,7 @@ class Store:
             if self._searches[1] <= FAST_SEARCH_AFTER:
                 return None
         try:
-            return self._bm25_top(terms, limit, tuple(float(w) for w in weights), gen)
+            return self._bm25_top(terms, limit, tuple(float(w) for w in weights), gen, ranges)
         except (sqlite3.Error, ValueError, IndexError, ImportError) as exc:  # anything odd: FTS5 answers
             log.debug("BM25 from postings unavailable (%s); using FTS5", exc)
             return None
@@ -713,8 +715,8 @@ class Store:
             self._postings.put(gen, (term, weights), got)
         return got
 
-    def _bm25_top(self, terms: list[str], limit: int, weights: tuple[float, float, float],
-                  gen: int) -> Optional[list[tuple[int, float]]]:
+    def _bm25_top(self, terms: list[str], limit: int, weights: tuple[float, float, float], gen: int,
+                  ranges: Optional[list[tuple[int, int]]] = None) -> Optional[list[tuple[int, float]]]:
         import numpy as np
         st = self._bm25_stats(gen)
         if st is None:
@@ -725,6 +727,11 @@ class Store:
             rids, part = self._term_postings(t, weights, st, gen)
             score[rids] += part
             hit[rids] = True
+        if ranges is not None:  # only these row ids (a search limited to documents)
+            inside = np.zeros(len(hit), dtype=bool)
+            for lo, hi in ranges:
+                inside[lo:hi + 1] = True
+            hit &= inside
         rids = np.flatnonzero(hit)
         s = -1.0 * score[rids]
         if len(rids) > limit:  # the best `limit` and everything within 1e-8 of the last: exact order below

@@ -2,6 +2,8 @@
 searches limited to documents by row-id ranges."""
 import sqlite3
 
+import pytest
+
 from pipeline.ingest import parse_file
 from pipeline.store import Store, _block_row, _BLOCK_COLS
 from tests.conftest import ANNUAL_LEAVE, LABOUR_CONTRACT
@@ -22,14 +24,16 @@ def _plain_search(store, match, limit, doc_ids):
     return [(r[0], -round(r[1], 9)) for r in store.conn().execute(sql, [match, *doc_ids, limit]).fetchall()]
 
 
-def test_search_in_documents_by_ranges_is_the_join(tmp_path, monkeypatch):
+@pytest.mark.parametrize("fast_after", [0, 10 ** 9])  # BM25 from postings, FTS5's bm25()
+def test_search_in_documents_by_ranges_is_the_join(tmp_path, monkeypatch, fast_after):
+    import pipeline.store as st
+    monkeypatch.setattr(st, "FAST_SEARCH_AFTER", fast_after)
     store, docs = _store(tmp_path)
     match = '"年休假" OR "劳动合同" OR "工作"'
     for ids in ([docs[0].doc_id], [docs[1].doc_id], [d.doc_id for d in docs]):
         for limit in (3, 200):
             assert store.search(match, limit=limit, doc_ids=ids) == _plain_search(store, match, limit, ids)
     assert store.search(match, doc_ids=["no-such-doc"]) == []
-    import pipeline.store as st
     monkeypatch.setattr(st, "SEARCH_RANGES_MAX", 0)  # the join path
     ids = [d.doc_id for d in docs]
     assert store.search(match, limit=50, doc_ids=ids) == _plain_search(store, match, 50, ids)
