@@ -21,7 +21,7 @@ from .places import jurisdiction, place_suffixes
 from .rules import Field, RuleSet, register_schema
 from .store import Store
 from .text import split_sentences
-from .tokenize import get_tokenizer, index_tokens
+from .tokenize import generation as tokenize_generation, get_tokenizer, index_tokens
 from .types import Block, Candidate, Query
 
 TRIGGERS = ("must", "any", "cooccur", "penalty")
@@ -104,6 +104,17 @@ _HEADING_NUMBER = re.compile(cues.pattern("structure.heading_number"))
 _STRUCT = re.compile(cues.pattern("structure.unit_named"))
 
 
+SEARCH_PARTS_CACHE = 8192  # words whose search parts are kept (least recently used dropped)
+
+
+@lru_cache(maxsize=SEARCH_PARTS_CACHE)
+def _search_parts(word: str, generation: int) -> tuple[str, ...]:
+    """A question word, lower-cased, and its jieba search parts of 2+ characters (``generation``: the
+    tokenizer's, so a dictionary change is a new key)."""
+    w = word.lower()
+    return (w,) + tuple(p.lower() for p in get_tokenizer().cut_for_search(w) if len(p) > 1 and p.lower() != w)
+
+
 @lru_cache(maxsize=4096)
 def _heading(section: str) -> str:
     """A section heading without its number (3.1 节能模式 → 节能模式)."""
@@ -182,11 +193,9 @@ class Prefilter:
     # --- recall -------------------------------------------------------------
     def _match_expr(self, words: list[str]) -> str:
         toks: list[str] = []
-        tok = get_tokenizer()
+        gen = tokenize_generation()
         for w in words:
-            w = w.lower()
-            parts = [w] + [p.lower() for p in tok.cut_for_search(w) if len(p) > 1 and p.lower() != w]
-            for p in parts:
+            for p in _search_parts(w, gen):
                 p = p.replace('"', " ").strip()
                 if p and p not in toks:
                     toks.append(p)
@@ -232,8 +241,8 @@ class Prefilter:
         # 第三章 / 附录A / 表2 named in the question: blocks inside that unit are boosted
         units = [u for groups in _STRUCT.findall(query.text) for u in groups if u and not u.endswith(_ARTICLE_CHAR)]
         # structure hints of this question type only (hint_applies asks that first), in rule order
-        hints = [(r, re.compile(r["cue"]) if r.get("cue") else None) for r in self.rules.get("structure_hint")
-                 if query.qtype in r["types"]]
+        hints = [(r, tuple(r.get("block_types") or ()), re.compile(r["cue"]) if r.get("cue") else None)
+                 for r in self.rules.get("structure_hint") if query.qtype in r["types"]]
         docs = {}
         cands: list[Candidate] = []
         places = query.constraints.get("places") or []
@@ -282,8 +291,8 @@ class Prefilter:
             if len(heading) >= 3 and heading in qtext and not _STRUCT.search(heading):
                 score *= 1.3  # 切换到节能模式…: the section headed 3.1 节能模式 (not 3.2 智能节能模式)
                 breakdown["named_section"] = heading
-            for rule, rx in hints:
-                if hint_applies(rule, query.qtype, b.type, text, rx):
+            for rule, block_types, rx in hints:  # hint_applies, its question-type test done above
+                if b.type in block_types or (rx is not None and rx.search(text)):
                     score *= float(rule["boost"])
                     breakdown["type_boost"] = rule["id"]
                     break

@@ -565,13 +565,9 @@ class Store:
         """The blocks with these row ids (those present), in row-id order; parsed rows are cached."""
         gen = self._cache_gen()
         cache = self._blocks
-        out: dict[int, Block] = {}
-        missing = []
-        for r in sorted(set(rids)):
-            b = cache.get(gen, r)
-            if b is _MISSING:
-                missing.append(r)
-            out[r] = b
+        keys = sorted(set(rids))
+        out: dict[int, Block] = dict(zip(keys, cache.get_many(gen, keys)))
+        missing = [r for r, b in out.items() if b is _MISSING]
         if missing:
             got = self._fetch_blocks(missing)
             for r in missing:
@@ -1010,6 +1006,24 @@ class _LRU:
             if v is not _MISSING:
                 self._data.move_to_end(key)
             return v
+
+    def get_many(self, gen: Optional[int], keys: list) -> list:
+        """The values of ``keys`` (``_MISSING`` for those absent), under one lock."""
+        if gen is None or self.size <= 0:
+            return [_MISSING] * len(keys)
+        with self._lock:
+            if gen != self._gen:
+                if gen > self._gen:
+                    self._data.clear()
+                    self._gen = gen
+                return [_MISSING] * len(keys)
+            data = self._data
+            out = [data.get(k, _MISSING) for k in keys]
+            move = data.move_to_end
+            for k, v in zip(keys, out):
+                if v is not _MISSING:
+                    move(k)
+            return out
 
     def put(self, gen: Optional[int], key: Any, value: Any) -> None:
         if gen is None or self.size <= 0:
