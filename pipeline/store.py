@@ -181,6 +181,7 @@ class Store:
         self._ranges = _LRU(doc_cache)    # doc_id -> its blocks' row-id runs (searches limited to documents)
         self._bm25 = _LRU(1)              # "stats" -> _Bm25Stats of the generation
         self._postings = _LRU(TERM_CACHE_SIZE)  # (term, weights) -> (row ids, BM25 parts)
+        self._df = _LRU(TERM_CACHE_SIZE * 4)   # term -> blocks holding it (doc_freq)
         self._searches = [-1, 0]          # [generation, searches seen]
         self.busy_timeout = default_busy_timeout() if busy_timeout is None else float(busy_timeout)
         self._local = threading.local()
@@ -781,10 +782,16 @@ class Store:
         terms = list({t.lower() for t in terms})
         if not terms:
             return {}
-        marks = ",".join("?" * len(terms))
-        rows = self.conn().execute(f"SELECT term, doc FROM blocks_vocab WHERE term IN ({marks})", terms).fetchall()
-        out = {t: 0 for t in terms}
-        out.update({r[0]: r[1] for r in rows})
+        gen = self._cache_gen()
+        out = dict(zip(terms, self._df.get_many(gen, terms)))
+        missing = [t for t, n in out.items() if n is _MISSING]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            rows = dict(self.conn().execute(f"SELECT term, doc FROM blocks_vocab WHERE term IN ({marks})",
+                                            missing).fetchall())
+            for t in missing:
+                out[t] = rows.get(t, 0)
+                self._df.put(gen, t, out[t])
         return out
 
     def stats(self) -> dict[str, int]:
