@@ -34,21 +34,32 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[fl
     total = 0.0
     got = 0.0
     all_parts = query.constraints.get("parts") or {}
+    expansions = query.expansions
     for t, w in query.weights.items():
         total += w
-        parts = all_parts.get(t) or []
+        parts = all_parts.get(t)
         if t in text or (parts and _parts_together(parts, text)):
             got += w  # (提出申请 as 提出工伤认定申请: the parts in order, a few characters apart)
             continue
-        syns = query.expansions.get(t, [])
-        if any(s in text for s in syns):
-            got += w * syn_weight
-        elif t in context or any(s in context for s in syns):
-            got += w * context_weight
-        elif parts:  # 工会会员 when the text says 会员: partial credit for the parts present
-            share = sum(1 for p in parts if p in text) / len(parts)
-            got += w * 0.6 * share
+        syns = expansions.get(t) or ()
+        for s in syns:
+            if s in text:
+                got += w * syn_weight
+                break
+        else:
+            if t in context or _any_in(syns, context):
+                got += w * context_weight
+            elif parts:  # 工会会员 when the text says 会员: partial credit for the parts present
+                share = sum(1 for p in parts if p in text) / len(parts)
+                got += w * 0.6 * share
     return got / total if total else 0.0
+
+
+def _any_in(words, text: str) -> bool:
+    for w in words:
+        if w in text:
+            return True
+    return False
 
 
 def _parts_together(parts: list[str], text: str) -> bool:
