@@ -10,7 +10,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import math
 import re
 import os
 import sqlite3
@@ -18,7 +17,6 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
@@ -179,8 +177,7 @@ class Store:
         self._blocks = _LRU(block_cache)  # rid -> Block
         self._docs = _LRU(doc_cache)      # doc_id -> document row (copies handed out)
         self._ranges = _LRU(doc_cache)    # doc_id -> its blocks' row-id runs (searches limited to documents)
-        self._bm25 = _LRU(1)              # "stats" -> _Bm25Stats of the generation
-        self._postings = _LRU(TERM_CACHE_SIZE)  # (term, weights) -> (row ids, BM25 parts)
+        self._postings = _LRU(TERM_CACHE_SIZE)  # (phrase, weights) -> (row ids, BM25 summands)
         self._df = _LRU(TERM_CACHE_SIZE * 4)   # term -> blocks holding it (doc_freq)
         self._searches = [-1, 0]          # [generation, searches seen]
         self.busy_timeout = default_busy_timeout() if busy_timeout is None else float(busy_timeout)
@@ -645,13 +642,18 @@ class Store:
     # --- BM25 from cached postings ----------------------------------------------------------
     def _fast_search(self, match: str, limit: int, weights: tuple[float, ...],
                      ranges: Optional[list[tuple[int, int]]] = None) -> Optional[list[tuple[int, float]]]:
-        """What :meth:`search` returns for ``"t1" OR "t2" …`` (over the whole store, or the row-id ``ranges``),
-        computed as FTS5's bm25() computes it (same operations in the same order: the same doubles), from
-        per-term postings kept per generation; None when the query is of another form, or before
-        FAST_SEARCH_AFTER searches."""
-        terms = _or_terms(match)
+        """What :meth:`search` returns for ``"p1" OR "p2" …`` (over the whole store, or the row-id ``ranges``),
+        from each phrase's BM25 summand per row, kept per store generation; None when the query has another
+        form, or before FAST_SEARCH_AFTER searches.
+
+        FTS5's bm25() is Σ over the query's phrases, in order from 0.0, of a summand that depends only on the
+        phrase and the row (its IDF, frequency per column, the row's and the average length); a query of that
+        phrase alone returns exactly −summand. So the sums below are the same doubles bm25() returns, and the
+        order is SQLite's round() of them, as in the SQL path.
+        """
+        phrases = _or_phrases(match)
         gen = self._cache_gen()
-        if terms is None or gen is None or len(weights) != 3 or limit <= 0:
+        if phrases is None or gen is None or limit <= 0:
             return None
         with self._gen_lock:
             if self._searches[0] != gen:
@@ -660,72 +662,37 @@ class Store:
             if self._searches[1] <= FAST_SEARCH_AFTER:
                 return None
         try:
-            return self._bm25_top(terms, limit, tuple(float(w) for w in weights), gen, ranges)
+            return self._bm25_top(phrases, limit, tuple(weights), gen, ranges)
         except (sqlite3.Error, ValueError, IndexError, ImportError) as exc:  # anything odd: FTS5 answers
             log.debug("BM25 from postings unavailable (%s); using FTS5", exc)
             return None
 
-    def _bm25_stats(self, gen: int) -> Optional["_Bm25Stats"]:
-        st = self._bm25.get(gen, "stats")
-        if st is _MISSING:
-            import numpy as np
-            c = self.conn()
-            row = c.execute("SELECT block FROM blocks_fts_data WHERE id=1").fetchone()  # FTS5's averages record
-            avg = _varints(row[0]) if row and row[0] else []
-            if len(avg) != 4 or avg[0] <= 0:
-                st = None
-            else:
-                sizes = c.execute("SELECT id, sz FROM blocks_fts_docsize").fetchall()
-                size = np.zeros((max(r[0] for r in sizes) + 1) if sizes else 1)
-                for rid, sz in sizes:
-                    size[rid] = float(sum(_varints(sz)))  # tokens of the row, all columns (xColumnSize(-1))
-                st = _Bm25Stats(nrow=avg[0], avgdl=float(sum(avg[1:])) / float(avg[0]), size=size)
-            self._bm25.put(gen, "stats", st)
-        return st
-
-    def _term_postings(self, term: str, weights: tuple[float, float, float], st: "_Bm25Stats", gen: int):
-        """(row ids, the term's share of each row's BM25): FTS5's per-phrase summand (fts5_aux.c)."""
-        got = self._postings.get(gen, (term, weights))
+    def _phrase_postings(self, phrase: str, weights: tuple, gen: int):
+        """(row ids, the phrase's BM25 summand in each row), from a query of the phrase alone."""
+        got = self._postings.get(gen, (phrase, weights))
         if got is _MISSING:
             import numpy as np
-            c = self.conn()
-            if getattr(self._local, "inst_conn", None) is not c:  # a temporary table of this connection
-                c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.loopagent_fts_inst "
-                          "USING fts5vocab(main, blocks_fts, instance)")
-                self._local.inst_conn = c
-            rows = c.execute(
-                "SELECT doc, sum(col='text'), sum(col='section'), sum(col='title') FROM temp.loopagent_fts_inst "
-                "WHERE term=? GROUP BY doc ORDER BY doc", (term,)).fetchall()
-            n = len(rows)
-            counts = np.array(rows, dtype=np.int64).reshape(n, 4)
-            rids = counts[:, 0]
-            freq = np.zeros(n)
-            for col in range(3):  # aFreq[i] += weight, instance by instance, columns in order
-                for k in range(int(counts[:, col + 1].max()) if n else 0):
-                    freq[counts[:, col + 1] > k] += weights[col]
-            idf = math.log((st.nrow - n + 0.5) / (n + 0.5))
-            if idf <= 0.0:
-                idf = 1e-6
-            k1, b = 1.2, 0.75
-            part = idf * ((freq * (k1 + 1.0)) / (freq + k1 * (1 - b + b * st.size[rids] / st.avgdl)))
+            rows = self.conn().execute(
+                f"SELECT rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) FROM blocks_fts "
+                "WHERE blocks_fts MATCH ?", (f'"{phrase}"',)).fetchall()
+            rids = np.array([r[0] for r in rows], dtype=np.int64)
+            part = -np.array([r[1] for r in rows], dtype=np.float64)  # bm25() = -1.0 * (0.0 + summand)
             got = (rids, part)
-            self._postings.put(gen, (term, weights), got)
+            self._postings.put(gen, (phrase, weights), got)
         return got
 
-    def _bm25_top(self, terms: list[str], limit: int, weights: tuple[float, float, float], gen: int,
-                  ranges: Optional[list[tuple[int, int]]] = None) -> Optional[list[tuple[int, float]]]:
+    def _bm25_top(self, phrases: list[str], limit: int, weights: tuple, gen: int,
+                  ranges: Optional[list[tuple[int, int]]] = None) -> list[tuple[int, float]]:
         import numpy as np
-        st = self._bm25_stats(gen)
-        if st is None:
-            return None
-        score = np.zeros(len(st.size))
-        hit = np.zeros(len(st.size), dtype=bool)
-        for t in terms:  # phrase by phrase, in the query's order, as bm25() adds them
-            rids, part = self._term_postings(t, weights, st, gen)
+        posts = [self._phrase_postings(p, weights, gen) for p in phrases]
+        size = 1 + max((int(r[-1]) for r, _ in posts if len(r)), default=0)
+        score = np.zeros(size)
+        hit = np.zeros(size, dtype=bool)
+        for rids, part in posts:  # phrase by phrase, in the query's order, as bm25() adds them
             score[rids] += part
             hit[rids] = True
         if ranges is not None:  # only these row ids (a search limited to documents)
-            inside = np.zeros(len(hit), dtype=bool)
+            inside = np.zeros(size, dtype=bool)
             for lo, hi in ranges:
                 inside[lo:hi + 1] = True
             hit &= inside
@@ -942,48 +909,20 @@ def _block_tuple(r: tuple) -> Block:
 
 
 _MISSING = object()
-_OR_TERM = re.compile(r'"([a-z0-9\u4e00-\u9fff]+)"')  # one unicode61 token exactly as the index holds it
+_OR_PHRASE = re.compile(r'"([^"]+)"')  # a quoted FTS5 phrase (no quote inside)
 _ROUND_BATCH = 256
 _ROUND_SQL = "SELECT " + ",".join([f"round(?, {SCORE_DECIMALS})"] * _ROUND_BATCH)
 
 
-def _or_terms(match: str) -> Optional[list[str]]:
-    """The terms of ``"t1" OR "t2" …`` when each is a single lower-case CJK/ASCII-alphanumeric token; else None."""
+def _or_phrases(match: str) -> Optional[list[str]]:
+    """The phrases of ``"p1" OR "p2" …``, or None when ``match`` has another form."""
     out = []
     for part in match.split(" OR "):
-        m = _OR_TERM.fullmatch(part)
-        if m is None:
+        m = _OR_PHRASE.fullmatch(part)
+        if m is None or not m.group(1).strip():
             return None
         out.append(m.group(1))
     return out
-
-
-def _varints(blob: bytes) -> list[int]:
-    """The SQLite varints of an FTS5 record (averages, docsize)."""
-    out = []
-    i, n = 0, len(blob)
-    while i < n:
-        v = 0
-        for k in range(9):
-            byte = blob[i]
-            i += 1
-            if k == 8:
-                v = (v << 8) | byte
-                break
-            v = (v << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        out.append(v)
-    return out
-
-
-@dataclass(frozen=True)
-class _Bm25Stats:
-    """What FTS5's bm25() reads of the whole table: row count, average row length, each row's length."""
-
-    nrow: int
-    avgdl: float
-    size: Any  # numpy array: tokens of each row id
 
 
 class _LRU:

@@ -90,8 +90,13 @@ def test_bm25_from_postings_is_fts5_bm25(tmp_path, monkeypatch):
                 got = store._fast_search(match, limit, weights)
                 assert got is not None and got == _sql_search(store, match, limit, weights), (match, limit)
                 assert store.search(match, limit=limit, weights=weights) == got
-    # other forms go to FTS5: phrases of several tokens, AND, upper case
-    for match in ('"年休假 天数"', '"年休假" "劳动"', '"ABC"', "年休假"):
+    # phrases of several tokens, upper case, a token twice: still bm25()'s sums
+    for match in ('"年休假 天数" OR "职工"', '"ABC" OR "abc" OR "年休假"', '"年休假" OR "年休假，"', '"第 三 条"'):
+        for limit in (3, 200):
+            got = store._fast_search(match, limit, (1.0, 0.5, 0.3))
+            assert got is not None and got == _sql_search(store, match, limit), match
+    # other forms go to FTS5: AND, bare words, an empty phrase
+    for match in ('"年休假" "劳动"', "年休假", '"年休假" OR ""', '"年休假" AND "劳动"'):
         assert store._fast_search(match, 10, (1.0, 0.5, 0.3)) is None
     # a write: a new generation, new statistics
     assert store.remove(docs[0].source)
