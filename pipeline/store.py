@@ -101,7 +101,8 @@ SEARCH_RANGES_MAX = 8
 # for every matching row (thousands for a question's OR of terms). Used from this many searches of a store
 # generation on (a process that answers one question does not pay the set-up), for at most this many terms.
 FAST_SEARCH_AFTER = 3
-TERM_CACHE_SIZE = 4096
+POSTINGS_CACHE_ROWS = 2_000_000  # (row id, summand) pairs kept, 16 bytes each (+64 a phrase): about 32 MB
+TERM_CACHE_SIZE = 16384          # terms whose document frequency is kept
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -177,8 +178,8 @@ class Store:
         self._blocks = _LRU(block_cache)  # rid -> Block
         self._docs = _LRU(doc_cache)      # doc_id -> document row (copies handed out)
         self._ranges = _LRU(doc_cache)    # doc_id -> its blocks' row-id runs (searches limited to documents)
-        self._postings = _LRU(TERM_CACHE_SIZE)  # (phrase, weights) -> (row ids, BM25 summands)
-        self._df = _LRU(TERM_CACHE_SIZE * 4)   # term -> blocks holding it (doc_freq)
+        self._postings = _LRU(POSTINGS_CACHE_ROWS)  # (phrase, weights) -> (row ids, BM25 summands)
+        self._df = _LRU(TERM_CACHE_SIZE)           # term -> blocks holding it (doc_freq)
         self._searches = [-1, 0]          # [generation, searches seen]
         self.busy_timeout = default_busy_timeout() if busy_timeout is None else float(busy_timeout)
         self._local = threading.local()
@@ -678,7 +679,7 @@ class Store:
             rids = np.array([r[0] for r in rows], dtype=np.int64)
             part = -np.array([r[1] for r in rows], dtype=np.float64)  # bm25() = -1.0 * (0.0 + summand)
             got = (rids, part)
-            self._postings.put(gen, (phrase, weights), got)
+            self._postings.put(gen, (phrase, weights), got, cost=len(rows) + 64)
         return got
 
     def _bm25_top(self, phrases: list[str], limit: int, weights: tuple, gen: int,
@@ -933,8 +934,10 @@ class _LRU:
     """
 
     def __init__(self, size: int) -> None:
-        self.size = size
+        self.size = size  # entries, or with costs given to put(), total cost
         self._data: "OrderedDict[Any, Any]" = OrderedDict()
+        self._costs: dict[Any, int] = {}
+        self._total = 0
         self._gen = -1
         self._lock = threading.Lock()
 
@@ -945,8 +948,7 @@ class _LRU:
         with self._lock:
             if gen != self._gen:
                 if gen > self._gen:
-                    self._data.clear()
-                    self._gen = gen
+                    self._clear(gen)
                 return _MISSING
             v = self._data.get(key, _MISSING)
             if v is not _MISSING:
@@ -960,8 +962,7 @@ class _LRU:
         with self._lock:
             if gen != self._gen:
                 if gen > self._gen:
-                    self._data.clear()
-                    self._gen = gen
+                    self._clear(gen)
                 return [_MISSING] * len(keys)
             data = self._data
             out = [data.get(k, _MISSING) for k in keys]
@@ -971,16 +972,28 @@ class _LRU:
                     move(k)
             return out
 
-    def put(self, gen: Optional[int], key: Any, value: Any) -> None:
-        if gen is None or self.size <= 0:
+    def _clear(self, gen: int) -> None:
+        self._data.clear()
+        self._costs.clear()
+        self._total = 0
+        self._gen = gen
+
+    def put(self, gen: Optional[int], key: Any, value: Any, cost: int = 1) -> None:
+        """Keep ``value``; the least recently used go while the total cost (entries by default) is over size."""
+        if gen is None or self.size <= 0 or cost > self.size:
             return
         with self._lock:
-            if gen != self._gen:
+            if gen > self._gen:
+                self._clear(gen)
+            elif gen != self._gen:
                 return
+            self._total += cost - self._costs.get(key, 0)
+            self._costs[key] = cost
             self._data[key] = value
             self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
+            while self._total > self.size:
+                old, _ = self._data.popitem(last=False)
+                self._total -= self._costs.pop(old)
 
     def __len__(self) -> int:
         return len(self._data)

@@ -118,3 +118,20 @@ def test_bm25_from_postings_in_another_thread(tmp_path, monkeypatch):
     t.start()
     t.join()
     assert got == [(want, want)]
+
+
+def test_lru_bounds():
+    from pipeline.store import _LRU, _MISSING
+    lru = _LRU(10)
+    for k in range(5):
+        lru.put(1, k, str(k), cost=3)
+    assert len(lru) == 3 and lru.get(1, 4) == "4" and lru.get(1, 0) is _MISSING
+    lru.put(1, "big", "x", cost=11)  # larger than the whole cache: not kept
+    assert lru.get(1, "big") is _MISSING
+    assert lru.get(0, 4) is _MISSING and lru.get(1, 4) == "4"  # an older generation neither reads nor clears
+    lru.put(0, "old", "x")
+    assert lru.get(1, "old") is _MISSING
+    assert lru.get(2, 4) is _MISSING and len(lru) == 0  # a newer generation empties it
+    off = _LRU(0)
+    off.put(1, "a", 1)
+    assert off.get(1, "a") is _MISSING and off.get_many(1, ["a"]) == [_MISSING]
