@@ -13,10 +13,17 @@ from typing import Optional
 
 from .extract import condition_match, phrase_bonus
 from .text import block_sentences
-from .types import Anchor, Candidate, Query
+from .types import Anchor, Block, Candidate, Query
 
 
 _PER_BLOCK = 4  # anchors one block may give
+SENTENCE_CACHE = 8192  # blocks whose sentences are kept (least recently used dropped)
+
+
+@lru_cache(maxsize=SENTENCE_CACHE)
+def _sentences(btype: str, text: str) -> tuple:
+    """The sentences of a block of this type and text (:func:`pipeline.text.block_sentences`), shared: read only."""
+    return tuple(block_sentences(Block(block_id="", doc_id="", type=btype, text=text, order=0)))
 
 
 def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[float] = None,
@@ -27,21 +34,32 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[fl
     total = 0.0
     got = 0.0
     all_parts = query.constraints.get("parts") or {}
+    expansions = query.expansions
     for t, w in query.weights.items():
         total += w
-        parts = all_parts.get(t) or []
+        parts = all_parts.get(t)
         if t in text or (parts and _parts_together(parts, text)):
             got += w  # (提出申请 as 提出工伤认定申请: the parts in order, a few characters apart)
             continue
-        syns = query.expansions.get(t, [])
-        if any(s in text for s in syns):
-            got += w * syn_weight
-        elif t in context or any(s in context for s in syns):
-            got += w * context_weight
-        elif parts:  # 工会会员 when the text says 会员: partial credit for the parts present
-            share = sum(1 for p in parts if p in text) / len(parts)
-            got += w * 0.6 * share
+        syns = expansions.get(t) or ()
+        for s in syns:
+            if s in text:
+                got += w * syn_weight
+                break
+        else:
+            if t in context or _any_in(syns, context):
+                got += w * context_weight
+            elif parts:  # 工会会员 when the text says 会员: partial credit for the parts present
+                share = sum(1 for p in parts if p in text) / len(parts)
+                got += w * 0.6 * share
     return got / total if total else 0.0
+
+
+def _any_in(words, text: str) -> bool:
+    for w in words:
+        if w in text:
+            return True
+    return False
 
 
 def _parts_together(parts: list[str], text: str) -> bool:
@@ -73,7 +91,7 @@ def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
         context = " ".join(b.section) + " " + c.title + " " + b.text + " " + c.breakdown.get("lead", "")
         prior = c.score / best_block
         named = c.breakdown.get("named_section") or ""  # the question names this block's section: its heading counts
-        for s in block_sentences(b):
+        for s in _sentences(b.type, b.text):
             cov = coverage(query, s.text + named, context)
             cond = condition_match(quantities, s.text, query.constraints.get("ranges"))
             score = cov + 0.35 * prior + 0.3 * cond + phrase_bonus(query, s.text)

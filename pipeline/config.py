@@ -47,10 +47,36 @@ def shipped_dir(name: str) -> Path:
 
 
 def rule_files(folder: Path) -> list[Path]:
-    """The YAML rule files under ``folder`` (recursively), sorted."""
+    """The YAML rule files under ``folder`` (recursively, not into linked folders: what ``rglob`` lists), sorted.
+
+    Asked before every answer (rules reload when a file changes), so it reads the folders with
+    ``os.scandir`` (no ``stat`` of each file) rather than ``Path.rglob``.
+    """
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.rglob("*") if p.suffix in RULE_SUFFIXES and p.is_file())
+    out: list[Path] = []
+    _scan_rule_files(Path(folder), out)
+    return sorted(out)
+
+
+def _scan_rule_files(folder: Path, out: list[Path]) -> None:
+    try:
+        with os.scandir(folder) as it:
+            entries = list(it)
+    except OSError:
+        return
+    for e in entries:
+        try:
+            is_dir = e.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if not e.is_symlink():
+                _scan_rule_files(folder / e.name, out)
+        elif e.name.endswith(RULE_SUFFIXES):
+            p = folder / e.name
+            if p.suffix in RULE_SUFFIXES and e.is_file():
+                out.append(p)
 
 
 def _dirs(value: Any, base: Path, origin: str, part: str) -> tuple[Path, ...]:

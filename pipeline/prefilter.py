@@ -21,7 +21,7 @@ from .places import jurisdiction, place_suffixes
 from .rules import Field, RuleSet, register_schema
 from .store import Store
 from .text import split_sentences
-from .tokenize import get_tokenizer, index_tokens
+from .tokenize import generation as tokenize_generation, get_tokenizer, index_tokens
 from .types import Block, Candidate, Query
 
 TRIGGERS = ("must", "any", "cooccur", "penalty")
@@ -53,16 +53,35 @@ def _run_ends(question: str) -> tuple[int, ...]:
     return tuple(ends[:-1])
 
 
-def _longest_shared(question: str, text: str) -> str:
-    """The longest run of word characters the question shares with ``text``."""
-    best = ""
-    ends = _run_ends(question)  # question[i:j] is all word characters exactly when j <= ends[i]
-    for i, end in enumerate(ends):
-        j = i + len(best) + 1
+@lru_cache(maxsize=256)
+def _run_starts(question: str) -> tuple[tuple[int, int], ...]:
+    """(position, end of its run) for the positions where a run of word characters starts or goes on."""
+    return tuple((i, end) for i, end in enumerate(_run_ends(question)) if end > i)
+
+
+def _longest_shared(question: str, text: str, at_least: int = 1) -> str:
+    """The longest run of word characters the question shares with ``text`` (the first such, when several),
+    or "" when it is shorter than ``at_least``."""
+    if at_least > 1:  # one regular-expression pass over the text rules out most blocks
+        rx = _grams(question, at_least)
+        if rx is None or rx.search(text) is None:
+            return ""
+    best_i, best_len = 0, at_least - 1
+    for i, end in _run_starts(question):  # question[i:j] is all word characters exactly when j <= end
+        if end - i <= best_len:
+            continue
+        j = i + best_len + 1
         while j <= end and question[i:j] in text:
-            best = question[i:j]
+            best_i, best_len = i, j - i
             j += 1
-    return best
+    return question[best_i:best_i + best_len] if best_len >= at_least else ""
+
+
+@lru_cache(maxsize=256)
+def _grams(question: str, n: int) -> "Optional[re.Pattern[str]]":
+    """A pattern of the question's runs of ``n`` word characters, or None when it has none."""
+    subs = list(dict.fromkeys(question[i:i + n] for i, end in _run_starts(question) if end - i >= n))
+    return re.compile("|".join(map(re.escape, subs))) if subs else None
 
 
 register_schema("prefilter_case", {})  # examples only: {question, blocks, entities?} -> expected order
@@ -83,6 +102,36 @@ _ARTICLE_CHAR = cues.text("structure.article_char")
 _LEAD_END = re.compile(r"[：:]\s*$")
 _HEADING_NUMBER = re.compile(cues.pattern("structure.heading_number"))
 _STRUCT = re.compile(cues.pattern("structure.unit_named"))
+
+
+SEARCH_PARTS_CACHE = 8192  # words whose search parts are kept (least recently used dropped)
+
+
+@lru_cache(maxsize=SEARCH_PARTS_CACHE)
+def _search_parts(word: str, generation: int) -> tuple[str, ...]:
+    """A question word, lower-cased, and its jieba search parts of 2+ characters (``generation``: the
+    tokenizer's, so a dictionary change is a new key)."""
+    w = word.lower()
+    return (w,) + tuple(p.lower() for p in get_tokenizer().cut_for_search(w) if len(p) > 1 and p.lower() != w)
+
+
+@lru_cache(maxsize=4096)
+def _heading(section: str) -> str:
+    """A section heading without its number (3.1 节能模式 → 节能模式)."""
+    return _HEADING_NUMBER.sub("", section).strip()
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A question's side of the lexicon score (:meth:`Prefilter._plan`)."""
+
+    terms: list           # (term, weight, must) in the question's order
+    synonyms: list        # (term, synonym weight, synonyms)
+    cooccur: list
+    penalties: list
+    core_verb: Any
+    section_weight: float
+    penalty_factor: float
 
 
 @dataclass(frozen=True)
@@ -144,11 +193,9 @@ class Prefilter:
     # --- recall -------------------------------------------------------------
     def _match_expr(self, words: list[str]) -> str:
         toks: list[str] = []
-        tok = get_tokenizer()
+        gen = tokenize_generation()
         for w in words:
-            w = w.lower()
-            parts = [w] + [p.lower() for p in tok.cut_for_search(w) if len(p) > 1 and p.lower() != w]
-            for p in parts:
+            for p in _search_parts(w, gen):
                 p = p.replace('"', " ").strip()
                 if p and p not in toks:
                     toks.append(p)
@@ -193,31 +240,39 @@ class Prefilter:
         top_bm = max(bm.values()) if bm else 1.0
         # 第三章 / 附录A / 表2 named in the question: blocks inside that unit are boosted
         units = [u for groups in _STRUCT.findall(query.text) for u in groups if u and not u.endswith(_ARTICLE_CHAR)]
-        hints = [(r, re.compile(r["cue"]) if r.get("cue") else None) for r in self.rules.get("structure_hint")]
+        # structure hints of this question type only (hint_applies asks that first), in rule order
+        hints = [(r, tuple(r.get("block_types") or ()), re.compile(r["cue"]) if r.get("cue") else None)
+                 for r in self.rules.get("structure_hint") if query.qtype in r["types"]]
         docs = {}
         cands: list[Candidate] = []
         places = query.constraints.get("places") or []
         where = jurisdiction(self.store, place_suffixes(self.rules)) if places else None
-        chosen = self.question_lexicon(query, lex)
+        plan = self._plan(query, lex)
         by_length = sorted(query.weights, key=len, reverse=True)
+        quoted = query.constraints.get("quoted") or []
+        named = query.constraints.get("doc_ids")
+        bm25_weight = self.settings.bm25_weight
+        qtext = query.text
         for rid, b in blocks.items():
-            score, breakdown = self.score_block(query, b, lex, chosen)
+            text = b.text
+            section = " ".join(b.section)
+            score, breakdown = self._score_block(b, plan, section)
             bms = bm.get(rid, 0.0) / top_bm if top_bm > 0 else 0.0
             breakdown["bm25"] = round(bms, 3)
-            score += self.settings.bm25_weight * bms * max(1.0, score)
-            if b in direct:
+            score += bm25_weight * bms * max(1.0, score)
+            if direct and b in direct:
                 score += 2.0
                 breakdown["direct"] = True
-            phrase = _longest_shared(query.text, b.text)
-            rest = phrase if len(phrase) >= 4 else ""
-            for t in by_length if rest else ():
-                rest = rest.replace(t, "")
-            # the question repeats the document's construction (处分分为, 是指), not just its nouns
-            if len(phrase) >= 4 and rest:
-                score *= 1 + 0.08 * min(len(phrase) - 3, 8)
-                breakdown["phrase"] = phrase
-            quoted = query.constraints.get("quoted") or []
-            if quoted and not any(q in b.text or q in " ".join(b.section) for q in quoted):
+            phrase = _longest_shared(qtext, text, 4)  # shorter shared runs do not count
+            if phrase:
+                rest = phrase
+                for t in by_length:
+                    rest = rest.replace(t, "")
+                # the question repeats the document's construction (处分分为, 是指), not just its nouns
+                if rest:
+                    score *= 1 + 0.08 * min(len(phrase) - 3, 8)
+                    breakdown["phrase"] = phrase
+            if quoted and not any(q in text or q in section for q in quoted):
                 score *= 0.6
                 breakdown["lacks_quoted"] = True
             if places:  # the question names a place: its documents up, other places' documents down
@@ -225,26 +280,25 @@ class Prefilter:
                 if rel != "none":
                     score *= 1.3 if rel == "same" else 0.4
                     breakdown["place"] = rel
-            named = query.constraints.get("doc_ids")
             if named and b.doc_id not in named:
                 score *= 0.3
                 breakdown["outside_named_doc"] = True
-            if units and any(u in " ".join(b.section) or b.text.startswith(u) or
+            if units and any(u in section or text.startswith(u) or
                              u in str(b.meta.get("caption", "")) for u in units):
                 score *= 1.5
                 breakdown["named_unit"] = True
-            heading = _HEADING_NUMBER.sub("", b.section[-1]).strip() if b.section else ""
-            if len(heading) >= 3 and heading in query.text and not _STRUCT.search(heading):
+            heading = _heading(b.section[-1]) if b.section else ""
+            if len(heading) >= 3 and heading in qtext and not _STRUCT.search(heading):
                 score *= 1.3  # 切换到节能模式…: the section headed 3.1 节能模式 (not 3.2 智能节能模式)
                 breakdown["named_section"] = heading
-            for rule, rx in hints:
-                if hint_applies(rule, query.qtype, b.type, b.text, rx):
+            for rule, block_types, rx in hints:  # hint_applies, its question-type test done above
+                if b.type in block_types or (rx is not None and rx.search(text)):
                     score *= float(rule["boost"])
                     breakdown["type_boost"] = rule["id"]
                     break
-            if b.doc_id not in docs:
-                docs[b.doc_id] = self.store.document(b.doc_id) or {"title": "", "source": ""}
-            d = docs[b.doc_id]
+            d = docs.get(b.doc_id)
+            if d is None:
+                d = docs[b.doc_id] = self.store.document(b.doc_id) or {"title": "", "source": ""}
             if rid in sem:
                 breakdown["semantic"] = round(sem[rid], 3)
             cands.append(Candidate(block=b, title=d["title"], source=d["source"], score=round(score, 4),
@@ -323,55 +377,74 @@ class Prefilter:
     def score_block(self, query: Query, block: Block, lex: dict,
                     chosen: Optional[tuple[list, list]] = None) -> tuple[float, dict[str, Any]]:
         """Lexicon score of one block and the per-term breakdown (``chosen``: :meth:`question_lexicon`)."""
-        text = block.text
-        n = max(1, len(text))
-        section = " ".join(block.section)
-        terms: dict[str, float] = {}
-        score = 0.0
-        first = n
-        must_missing = []
+        return self._score_block(block, self._plan(query, lex, chosen), " ".join(block.section))
+
+    def _plan(self, query: Query, lex: dict, chosen: Optional[tuple[list, list]] = None) -> "_Plan":
+        """What :meth:`_score_block` needs of the question, worked out once per question."""
+        terms = []
         for t, w in query.weights.items():
             tier = lex.get(t)
             # a tier scales the term's IDF weight: 3.0 → ×1.5, 2.0 → ×1.0 (tiers say how much a word matters
             # for this domain, IDF how rare it is in this store)
             weight = w * tier[1] / 2.0 if tier and tier[1] > 0 else w
+            terms.append((t, weight, bool(tier and tier[2] == "must")))
+        syn_w = query.constraints.get("synonym_weight", 0.6)
+        syns = [(t, query.weights.get(t, 1.0) * syn_w, tuple(ss)) for t, ss in query.expansions.items()]
+        cooccur, penalties = chosen or self.question_lexicon(query, lex)
+        return _Plan(terms=terms, synonyms=syns, cooccur=cooccur, penalties=penalties, core_verb=query.core_verb,
+                     section_weight=self.settings.section_weight, penalty_factor=self._penalty_factor)
+
+    @staticmethod
+    def _score_block(block: Block, plan: "_Plan", section: str) -> tuple[float, dict[str, Any]]:
+        text = block.text
+        n = max(1, len(text))
+        terms: dict[str, float] = {}
+        score = 0.0
+        first = n
+        must_missing = []
+        log = math.log
+        for t, weight, must in plan.terms:
             tf = text.count(t)
             if tf:  # distinct terms count most; repetitions a little
-                score += weight * (1 + 0.3 * math.log(tf))
-                terms[t] = round(weight * (1 + 0.3 * math.log(tf)), 3)
-                first = min(first, text.find(t))
+                v = weight * (1 + 0.3 * log(tf))
+                score += v
+                terms[t] = round(v, 3)
+                k = text.find(t)
+                if k < first:
+                    first = k
             elif t in section:
-                score += self.settings.section_weight * weight
-                terms[t] = round(self.settings.section_weight * weight, 3)
-            elif tier and tier[2] == "must":
+                v = plan.section_weight * weight
+                score += v
+                terms[t] = round(v, 3)
+            elif must:
                 must_missing.append(t)
-            elif tier and tier[2] == "cooccur":
-                pass
-        syn_w = query.constraints.get("synonym_weight", 0.6)
-        for t, syns in query.expansions.items():
+        for t, w, syns in plan.synonyms:
             if t in text:
                 continue
-            w = query.weights.get(t, 1.0) * syn_w
             for s in syns:
                 if s in text:
                     score += w
                     terms[f"{t}→{s}"] = round(w, 3)
-                    first = min(first, text.find(s))
+                    k = text.find(s)
+                    if k < first:
+                        first = k
                     break
-        cooccur, penalties = chosen or self.question_lexicon(query, lex)
-        for t, weight in cooccur:
+        sentences = None
+        for t, weight in plan.cooccur:
             if t in text:
-                if any(t in s.text and query.core_verb in s.text for s in split_sentences(text)):
+                if sentences is None:
+                    sentences = [s.text for s in split_sentences(text)]
+                if any(t in s and plan.core_verb in s for s in sentences):
                     score += weight
                     terms[t] = weight
         position = 1.0 - first / n if first < n else 0.0
         score *= 1 + 0.3 * position
         penalty = 0.0
-        for t, weight in penalties:
+        for t, weight in plan.penalties:
             if t in text:
                 penalty += -weight
         if penalty:
-            score = score * self._penalty_factor - penalty
+            score = score * plan.penalty_factor - penalty
         if must_missing:
             score /= 2
         return score, {"terms": terms, "position": round(position, 3), "penalty": penalty,

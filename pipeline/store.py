@@ -10,11 +10,13 @@ import contextlib
 import hashlib
 import json
 import logging
+import re
 import os
 import sqlite3
 import threading
 import time
 import weakref
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
@@ -88,6 +90,19 @@ PARSE_WRITE_TIMEOUT_MS = 200  # a parse write waits this long for another writer
 PARSE_QUEUE_MAX = 20000       # queued parse rows beyond which new ones are dropped (parsed again later)
 PARSE_BATCH = 256             # parses made while answering are written in batches of this many rows…
 PARSE_FLUSH_SECONDS = 5.0     # …or when this long has passed since the last write (and on close / exit)
+# parsed rows kept in memory per store (least recently used dropped; 0 turns a cache off). Both are emptied
+# whenever the store's content changes (:attr:`Store.generation`). ~1 KB a block: 20000 blocks ≈ 20 MB.
+BLOCK_CACHE_SIZE = 20000
+DOC_CACHE_SIZE = 5000
+# a search limited to documents reads those documents' row-id ranges from the index (FTS5 seeks them) when
+# they make at most this many ranges; more, and the search joins with the blocks table instead
+SEARCH_RANGES_MAX = 8
+# BM25 over the whole store from cached per-term postings (numpy) instead of FTS5's bm25(), which costs ~2 µs
+# for every matching row (thousands for a question's OR of terms). Used from this many searches of a store
+# generation on (a process that answers one question does not pay the set-up), for at most this many terms.
+FAST_SEARCH_AFTER = 3
+POSTINGS_CACHE_ROWS = 2_000_000  # (row id, summand) pairs kept, 16 bytes each (+64 a phrase): about 32 MB
+TERM_CACHE_SIZE = 16384          # terms whose document frequency is kept
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -155,8 +170,17 @@ class Store:
     locked E106, read-only E107, damaged E108, not a file E109.
     """
 
-    def __init__(self, db: str | Path, create: bool = True, busy_timeout: Optional[float] = None) -> None:
+    def __init__(self, db: str | Path, create: bool = True, busy_timeout: Optional[float] = None,
+                 block_cache: int = BLOCK_CACHE_SIZE, doc_cache: int = DOC_CACHE_SIZE) -> None:
         self.path = Path(db)
+        if block_cache < 0 or doc_cache < 0:
+            raise ValueError("cache sizes must be >= 0")
+        self._blocks = _LRU(block_cache)  # rid -> Block
+        self._docs = _LRU(doc_cache)      # doc_id -> document row (copies handed out)
+        self._ranges = _LRU(doc_cache)    # doc_id -> its blocks' row-id runs (searches limited to documents)
+        self._postings = _LRU(POSTINGS_CACHE_ROWS)  # (phrase, weights) -> (row ids, BM25 summands)
+        self._df = _LRU(TERM_CACHE_SIZE)           # term -> blocks holding it (doc_freq)
+        self._searches = [-1, 0]          # [generation, searches seen]
         self.busy_timeout = default_busy_timeout() if busy_timeout is None else float(busy_timeout)
         self._local = threading.local()
         self._write_lock = threading.Lock()
@@ -202,14 +226,25 @@ class Store:
         if c.in_transaction:
             yield
             return
+        # the generation before the read transaction starts: the snapshot holds at least its content, so
+        # rows read in it may be cached under it (a later write moves the caches to a newer generation)
+        self._local.snapshot_gen = self.generation
         c.execute("BEGIN")
         try:
             yield
         finally:
+            self._local.snapshot_gen = None
             if c.in_transaction:
                 c.execute("COMMIT")
             if self._parse_queue:
                 self._flush_parses(force=False)  # parses made while answering: batched writes after the read
+
+    def _cache_gen(self) -> Optional[int]:
+        """The generation under which rows read now may be cached, or None (inside a write transaction)."""
+        c = self.conn()
+        if c.in_transaction:
+            return getattr(self._local, "snapshot_gen", None)
+        return self.generation
 
     def close(self) -> None:
         if self._parse_queue:
@@ -381,8 +416,14 @@ class Store:
         return [_doc_row(r) for r in rows]
 
     def document(self, doc_id: str) -> Optional[dict[str, Any]]:
-        r = self.conn().execute("SELECT * FROM documents WHERE doc_id=?", (doc_id,)).fetchone()
-        return _doc_row(r) if r else None
+        """A document row (a copy; cached until the store's content changes)."""
+        gen = self._cache_gen()
+        d = self._docs.get(gen, doc_id)
+        if d is _MISSING:
+            r = self.conn().execute("SELECT * FROM documents WHERE doc_id=?", (doc_id,)).fetchone()
+            d = _doc_row(r) if r else None
+            self._docs.put(gen, doc_id, d)
+        return dict(d) if d is not None else None
 
     def block(self, block_id: str) -> Optional[Block]:
         r = self.conn().execute(f"SELECT {_BLOCK_COLS} FROM blocks WHERE block_id=?", (block_id,)).fetchone()
@@ -520,55 +561,205 @@ class Store:
         return [dict(r) for r in self.conn().execute("SELECT * FROM feedback ORDER BY id")]
 
     def blocks_by_rid(self, rids: Iterable[int]) -> dict[int, Block]:
-        rids = list(rids)
-        if not rids:
-            return {}
-        marks = ",".join("?" * len(rids))
-        rows = self.conn().execute(f"SELECT {_BLOCK_COLS} FROM blocks WHERE rid IN ({marks})", rids).fetchall()
-        return {r["rid"]: _block_row(r) for r in rows}
+        """The blocks with these row ids (those present), in row-id order; parsed rows are cached."""
+        gen = self._cache_gen()
+        cache = self._blocks
+        keys = sorted(set(rids))
+        out: dict[int, Block] = dict(zip(keys, cache.get_many(gen, keys)))
+        missing = [r for r, b in out.items() if b is _MISSING]
+        if missing:
+            got = self._fetch_blocks(missing)
+            for r in missing:
+                b = got.get(r)
+                if b is None:
+                    del out[r]
+                else:
+                    out[r] = b
+                    cache.put(gen, r, b)
+        return out
+
+    def _fetch_blocks(self, rids: list[int]) -> dict[int, Block]:
+        c = self.conn()
+        out: dict[int, Block] = {}
+        for i in range(0, len(rids), 500):  # one prepared statement per chunk size, not per list length
+            part = rids[i:i + 500]
+            rows = c.execute(f"SELECT {_BLOCK_COLS} FROM blocks WHERE rid IN (SELECT value FROM json_each(?))",
+                             (json.dumps(part),)).fetchall()
+            out.update((r[0], _block_tuple(r)) for r in rows)
+        return out
+
+    def _rid_blocks(self, sql: str, args: tuple) -> list[Block]:
+        """The blocks whose row ids ``sql`` selects, in its order (through the block cache)."""
+        rids = [r[0] for r in self.conn().execute(sql, args).fetchall()]
+        got = self.blocks_by_rid(rids)
+        return [got[r] for r in rids if r in got]
 
     def doc_blocks(self, doc_id: str, start: int = 0, stop: int = 1 << 30) -> list[Block]:
         """Blocks of a document with ``start <= order < stop``, in order."""
-        rows = self.conn().execute(
-            f"SELECT {_BLOCK_COLS} FROM blocks WHERE doc_id=? AND ord>=? AND ord<? ORDER BY ord",
-            (doc_id, start, stop)).fetchall()
-        return [_block_row(r) for r in rows]
+        return self._rid_blocks("SELECT rid FROM blocks WHERE doc_id=? AND ord>=? AND ord<? ORDER BY ord",
+                                (doc_id, start, stop))
 
     def clause_blocks(self, doc_id: str, clause: str) -> list[Block]:
-        rows = self.conn().execute(
-            f"SELECT {_BLOCK_COLS} FROM blocks WHERE doc_id=? AND clause=? ORDER BY ord", (doc_id, clause)).fetchall()
-        return [_block_row(r) for r in rows]
+        return self._rid_blocks("SELECT rid FROM blocks WHERE doc_id=? AND clause=? ORDER BY ord", (doc_id, clause))
 
     def search(self, match: str, limit: int = 30, doc_ids: Optional[list[str]] = None,
                weights: tuple[float, float, float] = (1.0, 0.5, 0.3)) -> list[tuple[int, float]]:
         """FTS5 BM25 search; returns (rid, score) best first, score = -bm25 (higher is better)."""
-        if doc_ids:  # a join, not `rowid IN (subquery)`: the latter is evaluated per match (20x slower)
-            sql = (f"SELECT f.rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) AS s "
+        ranges = self._rid_ranges(doc_ids) if doc_ids else None
+        if ranges == []:
+            return []
+        if not doc_ids or ranges is not None:
+            fast = self._fast_search(match, limit, weights, ranges)
+            if fast is not None:
+                return fast
+        bm25 = f"bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]})"
+        if ranges is not None:
+            # the documents' row-id ranges: FTS5 seeks each one (BM25 is computed only for rows in them, and
+            # is the same as over the whole table: its IDF and average length are the table's)
+            sql = ("SELECT r, s FROM (" + " UNION ALL ".join(
+                f"SELECT rowid AS r, {bm25} AS s FROM blocks_fts WHERE blocks_fts MATCH ? AND rowid BETWEEN ? AND ?"
+                for _ in ranges) + ")")
+            args: list[Any] = [x for lo, hi in ranges for x in (match, lo, hi)]
+            order = "r"
+        elif doc_ids:  # a join, not `rowid IN (subquery)`: the latter is evaluated per match (20x slower)
+            sql = (f"SELECT f.rowid, {bm25} AS s "
                    "FROM blocks_fts f JOIN blocks b ON b.rid = f.rowid WHERE blocks_fts MATCH ? "
                    f"AND b.doc_id IN ({','.join('?' * len(doc_ids))})")
-            args: list[Any] = [match, *doc_ids]
+            args = [match, *doc_ids]
+            order = "f.rowid"
         else:
-            sql = (f"SELECT rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) AS s "
-                   "FROM blocks_fts WHERE blocks_fts MATCH ?")
+            sql = f"SELECT rowid, {bm25} AS s FROM blocks_fts WHERE blocks_fts MATCH ?"
             args = [match]
+            order = "rowid"
         # scores rounded to 9 decimals, ties by row id: the PostgreSQL store sums the same BM25 terms in
         # another order (last-digit differences), and both must rank near-ties alike
-        sql += f" ORDER BY round(s, {SCORE_DECIMALS}), {'f.rowid' if doc_ids else 'rowid'} LIMIT ?"
+        sql += f" ORDER BY round(s, {SCORE_DECIMALS}), {order} LIMIT ?"
         args.append(limit)
         try:
             return [(r[0], -round(r[1], SCORE_DECIMALS)) for r in self.conn().execute(sql, args).fetchall()]
         except sqlite3.OperationalError:
             return []
 
+    # --- BM25 from cached postings ----------------------------------------------------------
+    def _fast_search(self, match: str, limit: int, weights: tuple[float, ...],
+                     ranges: Optional[list[tuple[int, int]]] = None) -> Optional[list[tuple[int, float]]]:
+        """What :meth:`search` returns for ``"p1" OR "p2" …`` (over the whole store, or the row-id ``ranges``),
+        from each phrase's BM25 summand per row, kept per store generation; None when the query has another
+        form, or before FAST_SEARCH_AFTER searches.
+
+        FTS5's bm25() is Σ over the query's phrases, in order from 0.0, of a summand that depends only on the
+        phrase and the row (its IDF, frequency per column, the row's and the average length); a query of that
+        phrase alone returns exactly −summand. So the sums below are the same doubles bm25() returns, and the
+        order is SQLite's round() of them, as in the SQL path.
+        """
+        phrases = _or_phrases(match)
+        gen = self._cache_gen()
+        if phrases is None or gen is None or limit <= 0:
+            return None
+        with self._gen_lock:
+            if self._searches[0] != gen:
+                self._searches[:] = [gen, 0]
+            self._searches[1] += 1
+            if self._searches[1] <= FAST_SEARCH_AFTER:
+                return None
+        try:
+            return self._bm25_top(phrases, limit, tuple(weights), gen, ranges)
+        except (sqlite3.Error, ValueError, IndexError, ImportError) as exc:  # anything odd: FTS5 answers
+            log.debug("BM25 from postings unavailable (%s); using FTS5", exc)
+            return None
+
+    def _phrase_postings(self, phrase: str, weights: tuple, gen: int):
+        """(row ids, the phrase's BM25 summand in each row), from a query of the phrase alone."""
+        got = self._postings.get(gen, (phrase, weights))
+        if got is _MISSING:
+            import numpy as np
+            rows = self.conn().execute(
+                f"SELECT rowid, bm25(blocks_fts, {weights[0]}, {weights[1]}, {weights[2]}) FROM blocks_fts "
+                "WHERE blocks_fts MATCH ?", (f'"{phrase}"',)).fetchall()
+            rids = np.array([r[0] for r in rows], dtype=np.int64)
+            part = -np.array([r[1] for r in rows], dtype=np.float64)  # bm25() = -1.0 * (0.0 + summand)
+            got = (rids, part)
+            self._postings.put(gen, (phrase, weights), got, cost=len(rows) + 64)
+        return got
+
+    def _bm25_top(self, phrases: list[str], limit: int, weights: tuple, gen: int,
+                  ranges: Optional[list[tuple[int, int]]] = None) -> list[tuple[int, float]]:
+        import numpy as np
+        posts = [self._phrase_postings(p, weights, gen) for p in phrases]
+        size = 1 + max((int(r[-1]) for r, _ in posts if len(r)), default=0)
+        score = np.zeros(size)
+        hit = np.zeros(size, dtype=bool)
+        for rids, part in posts:  # phrase by phrase, in the query's order, as bm25() adds them
+            score[rids] += part
+            hit[rids] = True
+        if ranges is not None:  # only these row ids (a search limited to documents)
+            inside = np.zeros(size, dtype=bool)
+            for lo, hi in ranges:
+                inside[lo:hi + 1] = True
+            hit &= inside
+        rids = np.flatnonzero(hit)
+        s = -1.0 * score[rids]
+        if len(rids) > limit:  # the best `limit` and everything within 1e-8 of the last: exact order below
+            cut = np.partition(s, limit - 1)[limit - 1]
+            keep = np.flatnonzero(s <= cut + 1e-8)
+            rids, s = rids[keep], s[keep]
+        values = s.tolist()
+        keys: list[float] = []
+        c = self.conn()
+        for i in range(0, len(values), _ROUND_BATCH):  # SQLite's round(), as the SQL path orders by it
+            part = values[i:i + _ROUND_BATCH]
+            keys += c.execute(_ROUND_SQL, part + [0.0] * (_ROUND_BATCH - len(part))).fetchone()[:len(part)]
+        top = sorted(zip(keys, rids.tolist(), values))[:limit]
+        return [(r, -round(v, SCORE_DECIMALS)) for _, r, v in top]
+
+    def _rid_ranges(self, doc_ids: list[str]) -> Optional[list[tuple[int, int]]]:
+        """The maximal runs of consecutive row ids of these documents' blocks, or None when there are more
+        than SEARCH_RANGES_MAX (a document's blocks are inserted together: one run each, usually)."""
+        gen = self._cache_gen()
+        c = self.conn()
+        runs: list[tuple[int, int]] = []
+        for doc_id in dict.fromkeys(doc_ids):
+            got = self._ranges.get(gen, doc_id)
+            if got is _MISSING:
+                lo, hi, n = c.execute("SELECT min(rid), max(rid), count(*) FROM blocks WHERE doc_id=?",
+                                      (doc_id,)).fetchone()
+                if not n:
+                    got = []
+                elif hi - lo + 1 == n:  # row ids are unique: n of them between lo and hi are all of them
+                    got = [(lo, hi)]
+                else:
+                    got = [tuple(r) for r in c.execute(
+                        "SELECT min(rid), max(rid) FROM (SELECT rid, rid - row_number() OVER (ORDER BY rid) AS g "
+                        "FROM blocks WHERE doc_id=?) GROUP BY g ORDER BY 1 LIMIT ?",
+                        (doc_id, SEARCH_RANGES_MAX + 1)).fetchall()]
+                self._ranges.put(gen, doc_id, got)
+            runs += got
+            if len(runs) > SEARCH_RANGES_MAX:
+                return None
+        runs.sort()
+        merged: list[tuple[int, int]] = []
+        for lo, hi in runs:  # documents side by side make one run
+            if merged and lo <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+            else:
+                merged.append((lo, hi))
+        return merged
+
     def doc_freq(self, terms: Iterable[str]) -> dict[str, int]:
         """Number of blocks containing each (lower-cased) term, from the FTS5 vocabulary."""
         terms = list({t.lower() for t in terms})
         if not terms:
             return {}
-        marks = ",".join("?" * len(terms))
-        rows = self.conn().execute(f"SELECT term, doc FROM blocks_vocab WHERE term IN ({marks})", terms).fetchall()
-        out = {t: 0 for t in terms}
-        out.update({r[0]: r[1] for r in rows})
+        gen = self._cache_gen()
+        out = dict(zip(terms, self._df.get_many(gen, terms)))
+        missing = [t for t, n in out.items() if n is _MISSING]
+        if missing:
+            marks = ",".join("?" * len(missing))
+            rows = dict(self.conn().execute(f"SELECT term, doc FROM blocks_vocab WHERE term IN ({marks})",
+                                            missing).fetchall())
+            for t in missing:
+                out[t] = rows.get(t, 0)
+                self._df.put(gen, t, out[t])
         return out
 
     def stats(self) -> dict[str, int]:
@@ -703,3 +894,106 @@ def _block_row(r: sqlite3.Row) -> Block:
         table_rows=json.loads(r["table_rows"]) if r["table_rows"] else None,
         meta=json.loads(r["meta"]) if r["meta"] and r["meta"] != "{}" else {},
     )
+
+
+def _block_tuple(r: tuple) -> Block:
+    """A Block from a row of ``_BLOCK_COLS`` by position (what :func:`_block_row` does by name, faster)."""
+    (_, block_id, doc_id, order, btype, text, section, clause, page_start, page_end, bbox, header, trows, meta) = r
+    return Block(
+        block_id=block_id, doc_id=doc_id, type=btype, text=text, order=order,
+        section=json.loads(section), clause=clause, page_start=page_start, page_end=page_end,
+        bbox=json.loads(bbox) if bbox else None,
+        table_header=json.loads(header) if header else None,
+        table_rows=json.loads(trows) if trows else None,
+        meta=json.loads(meta) if meta and meta != "{}" else {},
+    )
+
+
+_MISSING = object()
+_OR_PHRASE = re.compile(r'"([^"]+)"')  # a quoted FTS5 phrase (no quote inside)
+_ROUND_BATCH = 256
+_ROUND_SQL = "SELECT " + ",".join([f"round(?, {SCORE_DECIMALS})"] * _ROUND_BATCH)
+
+
+def _or_phrases(match: str) -> Optional[list[str]]:
+    """The phrases of ``"p1" OR "p2" …``, or None when ``match`` has another form."""
+    out = []
+    for part in match.split(" OR "):
+        m = _OR_PHRASE.fullmatch(part)
+        if m is None or not m.group(1).strip():
+            return None
+        out.append(m.group(1))
+    return out
+
+
+class _LRU:
+    """A bounded least-recently-used map of one store generation (thread-safe; size 0 keeps nothing).
+
+    A newer generation empties it; a read made under an older generation (a snapshot that began before
+    the last write) neither reads nor fills it.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size  # entries, or with costs given to put(), total cost
+        self._data: "OrderedDict[Any, Any]" = OrderedDict()
+        self._costs: dict[Any, int] = {}
+        self._total = 0
+        self._gen = -1
+        self._lock = threading.Lock()
+
+    def get(self, gen: Optional[int], key: Any) -> Any:
+        """The value, or ``_MISSING``."""
+        if gen is None or self.size <= 0:
+            return _MISSING
+        with self._lock:
+            if gen != self._gen:
+                if gen > self._gen:
+                    self._clear(gen)
+                return _MISSING
+            v = self._data.get(key, _MISSING)
+            if v is not _MISSING:
+                self._data.move_to_end(key)
+            return v
+
+    def get_many(self, gen: Optional[int], keys: list) -> list:
+        """The values of ``keys`` (``_MISSING`` for those absent), under one lock."""
+        if gen is None or self.size <= 0:
+            return [_MISSING] * len(keys)
+        with self._lock:
+            if gen != self._gen:
+                if gen > self._gen:
+                    self._clear(gen)
+                return [_MISSING] * len(keys)
+            data = self._data
+            out = [data.get(k, _MISSING) for k in keys]
+            move = data.move_to_end
+            for k, v in zip(keys, out):
+                if v is not _MISSING:
+                    move(k)
+            return out
+
+    def _clear(self, gen: int) -> None:
+        self._data.clear()
+        self._costs.clear()
+        self._total = 0
+        self._gen = gen
+
+    def put(self, gen: Optional[int], key: Any, value: Any, cost: int = 1) -> None:
+        """Keep ``value``; the least recently used go while the total cost (entries by default) is over size."""
+        if gen is None or self.size <= 0 or cost > self.size:
+            return
+        with self._lock:
+            if gen > self._gen:
+                self._clear(gen)
+            elif gen != self._gen:
+                return
+            self._total += cost - self._costs.get(key, 0)
+            self._costs[key] = cost
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while self._total > self.size:
+                old, _ = self._data.popitem(last=False)
+                self._total -= self._costs.pop(old)
+
+    def __len__(self) -> int:
+        return len(self._data)

@@ -278,8 +278,17 @@ _FUNCTION_CHARS = re.compile(cues.pattern("tokenize.function_chars"))  # rules/p
 _CONTENT_TAGS = ("n", "nr", "ns", "nt", "nz", "vn", "eng", "nrt", "nrfg", "an", "j", "l", "i", "t", "s")
 
 
+POS_CACHE = 8192  # words whose tag is kept (least recently used dropped)
+
+
 def pos_tag(word: str) -> Optional[str]:
     """The dictionary part-of-speech tag of ``word`` (jieba's dictionary), None for unknown words."""
+    return _pos_tag(word, _generation)
+
+
+@lru_cache(maxsize=POS_CACHE)
+def _pos_tag(word: str, generation: int) -> Optional[str]:
+    """:func:`pos_tag` for the dictionaries of ``generation`` (user words count as nouns)."""
     tag = _tags().get(word)
     if tag is None:
         return "n" if get_tokenizer().FREQ.get(word) else None

@@ -28,6 +28,11 @@ from typing import Any, Optional
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "eval"
 HEADING = "## Speed against the previous code (same run)"
+# the stages of an answer's timings_ms reported per pass (stage 1 is "prefilter"); the first run of each
+# (a retry of the loop or a conflict check is timed as "loop" / "sources")
+STAGES = ("analyze", "prefilter", "syntax", "extract", "loop", "sources")
+STAGE_NAMES = {"analyze": "analysis", "prefilter": "stage 1 (prefilter)", "syntax": "stage 2 (syntax)",
+               "extract": "stage 3 (extract)"}
 
 
 # --- worker side (runs with one tree's pipeline on sys.path) ----------------------------------
@@ -79,18 +84,22 @@ def work_ask(db: str, questions: str, passes: int) -> dict[str, Any]:
     answers: dict[str, Any] = {}
     for n in range(1, passes + 1):
         walls, totals, syntax = [], [], []
+        stages: dict[str, list[float]] = {k: [] for k in STAGES}
         for q in qs:
             t = time.perf_counter()
             a = kb.ask(q["question"], id=q["id"])
             walls.append((time.perf_counter() - t) * 1000)
             totals.append(float(a.timings_ms.get("total", 0.0)))
             syntax.append(float(a.timings_ms.get("syntax", 0.0)))
+            for k in STAGES:
+                stages[k].append(float(a.timings_ms.get(k, 0.0)))
             if n == 1:
                 answers[q["id"]] = [a.status, a.value]
         out[f"pass{n}"] = {"wall_p50": _pct(walls, 50), "wall_p95": _pct(walls, 95),
                            "wall_mean": round(statistics.fmean(walls), 2), "syntax_p50": _pct(syntax, 50),
                            "syntax_p95": _pct(syntax, 95), "total_p50": _pct(totals, 50),
-                           "total_p95": _pct(totals, 95)}
+                           "total_p95": _pct(totals, 95),
+                           **{f"{k}_p50": _pct(v, 50) for k, v in stages.items()}}
     out["peak_rss_mb"] = _vm("VmHWM")
     out["answers"] = answers
     parser = getattr(getattr(kb.orchestrator, "syntax", None), "parser", None)
@@ -253,8 +262,10 @@ def section(result: dict[str, Any], cmdline: str) -> str:
                 _row(f"{what}: warm (pass 2) p50, ms", b["pass2"]["wall_p50"], a["pass2"]["wall_p50"]),
                 _row(f"{what}: warm (pass 2) p95, ms", b["pass2"]["wall_p95"], a["pass2"]["wall_p95"]),
                 _row(f"{what}: stage 2 (syntax) p50 pass 1, ms", b["pass1"]["syntax_p50"], a["pass1"]["syntax_p50"]),
-                _row(f"{what}: peak RSS answering, MB", b["peak_rss_mb"], a["peak_rss_mb"]),
             ]
+            rows += [_row(f"{what}: warm (pass 2) {STAGE_NAMES[k]} p50, ms", b["pass2"].get(f"{k}_p50", "–"),
+                          a["pass2"].get(f"{k}_p50", "–")) for k in STAGES if k in STAGE_NAMES]
+            rows += [_row(f"{what}: peak RSS answering, MB", b["peak_rss_mb"], a["peak_rss_mb"])]
         cb, ca = s["cli_before"], s["cli_after"]
         rows += [_row("one CLI answer (`loopagent ask --json`), median s", cb["median_s"], ca["median_s"]),
                  _row("one CLI answer, peak RSS MB", cb["peak_rss_mb"], ca["peak_rss_mb"])]
