@@ -30,12 +30,14 @@ CONFIG_FILE = "loopagent.toml"
 ENV_RULES = "LOOPAGENT_RULES"
 ENV_DICTIONARIES = "LOOPAGENT_DICTIONARIES"
 ENV_PARSER = "LOOPAGENT_PARSER"
+ENV_RULES_CHECK = "LOOPAGENT_RULES_CHECK_INTERVAL"
 RULE_SUFFIXES = (".yaml", ".yml")
 STOPWORDS_FILE = "stopwords.txt"
 _TOML_KEYS = {"rules": "folder(s) overlaid on the shipped rules/",
               "dictionaries": "folder(s) overlaid on the shipped dictionaries/",
               "parser": "the stage-2 parser folder (with zh_loopagent_parser/ and pkuseg/)",
-              "max_question_chars": "longest question accepted"}
+              "max_question_chars": "longest question accepted",
+              "rules_check_interval_s": "seconds between looks for edited rule files while answering (0: every answer)"}
 
 
 def shipped_dir(name: str) -> Path:
@@ -105,6 +107,8 @@ class Settings:
     parser_dir: Path
     max_question_chars: int = 500  # issue 14: a question, not pasted document text
     origins: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    # how often (seconds) answering looks for edited rule and dictionary files; 0: before every answer
+    rules_check_interval_s: float = 1.0
 
     def __post_init__(self) -> None:
         for name in ("rules_dirs", "dictionaries_dirs"):
@@ -115,6 +119,10 @@ class Settings:
         if not isinstance(self.max_question_chars, int) or self.max_question_chars < 1:
             raise LoopAgentError("E303", name="max_question_chars", value=self.max_question_chars,
                                  why="must be a positive integer", allowed="e.g. 2000")
+        if isinstance(self.rules_check_interval_s, bool) or not isinstance(self.rules_check_interval_s, (int, float)) \
+                or not self.rules_check_interval_s >= 0:
+            raise LoopAgentError("E303", name="rules_check_interval_s", value=self.rules_check_interval_s,
+                                 why="must be a number of seconds, 0 or more", allowed="e.g. 1.0, or 0 (every answer)")
         object.__setattr__(self, "origins", dict(self.origins))
 
     # --- construction ---------------------------------------------------------------
@@ -165,9 +173,15 @@ class Settings:
         max_chars = toml.get("max_question_chars", base.max_question_chars)
         if "max_question_chars" in toml:
             origins["max_question_chars"] = str(toml_path)
+        interval = toml.get("rules_check_interval_s", base.rules_check_interval_s)
+        if env.get(ENV_RULES_CHECK):
+            try:
+                interval = float(env[ENV_RULES_CHECK])
+            except ValueError:
+                interval = env[ENV_RULES_CHECK]  # refused by __post_init__ (E303)
         return cls(base.rules_dirs + tuple(d for d in rule_overlays if d not in base.rules_dirs),
                    base.dictionaries_dirs + tuple(d for d in dict_overlays if d not in base.dictionaries_dirs),
-                   parser_dir, max_chars, origins)
+                   parser_dir, max_chars, origins, interval)
 
     # --- what the stages read ---------------------------------------------------------
     @property
@@ -212,7 +226,7 @@ class Settings:
         return {"rules_dirs": [str(d) for d in self.rules_dirs],
                 "dictionaries_dirs": [str(d) for d in self.dictionaries_dirs],
                 "parser_dir": str(self.parser_dir), "max_question_chars": self.max_question_chars,
-                "origins": dict(self.origins)}
+                "origins": dict(self.origins), "rules_check_interval_s": self.rules_check_interval_s}
 
 
 def _check_overlay(folder: Path, part: str, origin: str) -> None:

@@ -130,7 +130,7 @@ class Orchestrator:
              collection: Optional[str]) -> Answer:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        self.rules.reload()
+        self.rules.maybe_reload()  # at most once every rules_check_interval_s (0: before every answer)
         previous = self._sessions.get(session) if session else None
 
         t = time.perf_counter()

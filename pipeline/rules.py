@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -216,6 +217,10 @@ class RuleSet:
 
     ``dirs`` (kept for old callers) replaces the folder list; ``settings`` is the usual way.
     Raises E205 when no rule file exists in any folder.
+
+    :meth:`maybe_reload` (asked before every answer) looks at the files at most once every
+    ``check_interval`` seconds (``Settings.rules_check_interval_s``; 0: every time), since
+    listing and stat-ing every rule file costs about 0.6 ms; :meth:`reload` always looks.
     """
 
     def __init__(self, dirs: Optional[list[Path]] = None, settings: Optional[Settings] = None) -> None:
@@ -231,6 +236,8 @@ class RuleSet:
         self.errors: dict[Path, str] = {}
         self.version = 0
         self._order_cache: Optional[tuple[int, list[RuleFile]]] = None
+        self.check_interval = float(self.config.rules_check_interval_s)
+        self._checked_at = float("-inf")  # time.monotonic() of the last look at the files
         if not self._paths():
             where = ", ".join(str(d) for d in self.dirs)
             raise LoopAgentError("E205", path=where, origin=self.config.origins.get("rules", "the rules_dirs argument")
@@ -249,10 +256,17 @@ class RuleSet:
         files += [p for p in self._extra_dicts if p not in files]
         return tokenize.configure(files, self.config.stopword_files())
 
+    def maybe_reload(self) -> bool:
+        """:meth:`reload`, unless the files were looked at less than ``check_interval`` seconds ago."""
+        if self.check_interval > 0 and time.monotonic() - self._checked_at < self.check_interval:
+            return False
+        return self.reload()
+
     def reload(self, force: bool = False) -> bool:
         """Re-read changed files (rules and user dictionaries); returns True when anything changed."""
         changed = False
         with self._lock:
+            self._checked_at = time.monotonic()
             paths = self._paths()
             for p in list(self._files):
                 if p not in paths:

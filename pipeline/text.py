@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from . import cues
 from .types import Block, Sentence
@@ -42,12 +43,27 @@ def strip_asides(text: str, repl: str = "") -> str:
     return _ASIDE.sub(repl, text)
 
 
+# texts whose sentences are kept (least recently used dropped): one answer splits the same few dozen
+# blocks about 70 times (syntax, extract, the orchestrator), which was the largest single Python cost
+SPLIT_CACHE = 4096
+
+
 def split_sentences(text: str) -> list[Sentence]:
     """Split block text into sentences at 。！？； outside quotes and brackets.
 
     Offsets index into ``text``; closing quotes right after an ender stay with
-    the sentence. Newlines also end a sentence.
+    the sentence. Newlines also end a sentence. A new list each call; the
+    :class:`Sentence` objects in it are shared between calls (read only).
     """
+    return list(_split_cached(text))
+
+
+@lru_cache(maxsize=SPLIT_CACHE)
+def _split_cached(text: str) -> tuple[Sentence, ...]:
+    return tuple(_split(text))
+
+
+def _split(text: str) -> list[Sentence]:
     sentences: list[Sentence] = []
     stack: list[str] = []
     start = 0
@@ -109,15 +125,21 @@ def _emit(text: str, start: int, end: int, out: list[Sentence]) -> None:
 
 
 def block_sentences(block: Block) -> list[Sentence]:
-    """Sentences of a block; a table's rows ('header：cell；…' lines) are its sentences."""
+    """Sentences of a block; a table's rows ('header：cell；…' lines) are its sentences (cached like
+    :func:`split_sentences`: a new list of shared, read-only sentences)."""
     if block.type == "table":
-        out, pos = [], 0
-        for line in block.text.split("\n"):
-            if line.strip():
-                out.append(Sentence(line, pos, pos + len(line)))
-            pos += len(line) + 1
-        return out
+        return list(_table_rows(block.text))
     return split_sentences(block.text)
+
+
+@lru_cache(maxsize=SPLIT_CACHE)
+def _table_rows(text: str) -> tuple[Sentence, ...]:
+    out, pos = [], 0
+    for line in text.split("\n"):
+        if line.strip():
+            out.append(Sentence(line, pos, pos + len(line)))
+        pos += len(line) + 1
+    return tuple(out)
 
 
 _N = cues.chars("text.article_numerals")  # rules/pipeline_cues.yaml

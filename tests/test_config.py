@@ -8,7 +8,7 @@ import pytest
 
 from pipeline import KnowledgeBase, LoopAgentError, tokenize
 from pipeline.cli import _cited_sentence, main
-from pipeline.config import Settings, shipped_dir
+from pipeline.config import ENV_RULES_CHECK, Settings, shipped_dir
 from pipeline.rules import RuleSet, load_rule_file
 from pipeline.rules_cli import lint, run_rule_tests
 
@@ -204,8 +204,8 @@ def test_new_user_word_is_live_asks_for_reindex_and_reindex_applies_it(tmp_path,
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "办法.md").write_text(DOC, encoding="utf-8")
-    with KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None,
-                       config=Settings.resolve(dictionaries=[dicts], environ={})) as kb:
+    with KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None,  # interval 0: the next answer looks at the files
+                       config=Settings.resolve(dictionaries=[dicts], environ={ENV_RULES_CHECK: "0"})) as kb:
         assert kb.ingest([docs]).added == 1
         assert tokenize.cut("人身安全保护令")[0] == "人身安全"
         assert kb.store.doc_freq(["人身安全保护令"]) == {"人身安全保护令": 0}

@@ -62,3 +62,33 @@ def test_hot_reload_keeps_last_good_rules(tmp_path):
     assert rs.reload() is True
     assert [r["id"] for r in rs.get("template")] == ["t.two"]
     assert rs.errors == {}
+
+
+def test_maybe_reload_looks_at_most_once_per_interval_and_interval_zero_looks_every_time(tmp_path):
+    p = tmp_path / "t.yaml"
+    p.write_text(GOOD, encoding="utf-8")
+    rs = RuleSet([tmp_path])
+    rs.check_interval = 3600.0  # looked at just now (construction): the edit waits for the interval
+    p.write_text(GOOD.replace("t.one", "t.two"), encoding="utf-8")
+    os.utime(p, (time.time() + 5, time.time() + 5))
+    assert rs.maybe_reload() is False
+    assert [r["id"] for r in rs.get("template")] == ["t.one"]
+    assert rs.reload() is True  # an explicit reload always looks
+    assert [r["id"] for r in rs.get("template")] == ["t.two"]
+    rs.check_interval = 0.0
+    p.write_text(GOOD.replace("t.one", "t.three"), encoding="utf-8")
+    os.utime(p, (time.time() + 10, time.time() + 10))
+    assert rs.maybe_reload() is True
+    assert [r["id"] for r in rs.get("template")] == ["t.three"]
+
+
+def test_check_interval_comes_from_settings_environment_and_is_validated(tmp_path):
+    from pipeline.config import ENV_RULES_CHECK, Settings
+    assert Settings.default().rules_check_interval_s == 1.0
+    s = Settings.resolve(environ={ENV_RULES_CHECK: "0"})
+    assert s.rules_check_interval_s == 0.0
+    assert RuleSet(settings=s).check_interval == 0.0
+    for bad in ("soon", "-1"):
+        with pytest.raises(LoopAgentError) as e:
+            Settings.resolve(environ={ENV_RULES_CHECK: bad})
+        assert e.value.code == "E303"

@@ -29,3 +29,16 @@ def test_offsets_index_the_block_text():
 
 def test_normalize_keeps_chinese_punctuation_and_folds_fullwidth():
     assert normalize("（一）１２３ＡＢＣ，1,000元\x01⼊门") == "（一）123ABC，1,000元入门"
+
+
+def test_split_is_cached_but_each_call_gets_its_own_list():
+    from pipeline.text import _split, block_sentences
+    from pipeline.types import Block
+    s = "第一条 甲。乙；“丙。”丁"
+    a, b = split_sentences(s), split_sentences(s)
+    assert a == b == _split(s) and a is not b
+    a.append(None)  # a caller's list is its own
+    assert split_sentences(s) == b
+    t = Block(block_id="x", doc_id="d", type="table", text="列：一\n\n列：二", order=0)
+    assert [(x.text, x.start) for x in block_sentences(t)] == [("列：一", 0), ("列：二", 5)]
+    assert block_sentences(t) is not block_sentences(t)
