@@ -1024,15 +1024,17 @@ class Extractor:
         if c and not c.group("noun"):  # 基本原则，一共是几项: the counted noun is a question term after N项
             terms = sorted((t for t in query.weights if len(t) >= 2 and is_content_word(t)), key=lambda t: -query.weights[t])
             hit = next((h for t in terms if (h := re.search(
-                rf"(?<!第)(?P<num>{PLACEHOLDERS['NUM']}){re.escape(c.group('cls'))}(?P<scale>){re.escape(t)}",
+                rf"(?<!{_ordinal()})(?P<num>{PLACEHOLDERS['NUM']}){re.escape(c.group('cls'))}(?P<scale>){re.escape(t)}",
                 anchor.sentence.text))), None)
             noun = c.group("cls")
         else:
             if not m and not c:
                 return None
             noun = m.group("noun") if m else c.group("noun")
-            hit = re.search(rf"(?<!第)(?P<num>{PLACEHOLDERS['NUM']})(?P<scale>[万亿])?(?:的|个|名|位|家|户|项|种|类|条)?"
-                            rf"{re.escape(noun)}", anchor.sentence.text)
+            scales = "|".join(map(re.escape, CUES.table("unit.number_scale")))
+            hit = re.search(rf"(?<!{_ordinal()})(?P<num>{PLACEHOLDERS['NUM']})(?P<scale>{scales})?"
+                            rf"(?:{CUES.rx('count.between_number_and_noun').pattern})?{re.escape(noun)}",
+                            anchor.sentence.text)
         if not hit:
             return None
         n = _num(hit.group("num"))
@@ -1306,6 +1308,11 @@ def _yesno_word(yes: bool) -> str:
 def _item_text(text: str) -> str:
     """A list item as a value: without its bullet (- / • / *) and closing punctuation."""
     return re.sub(r"[；;。]$", "", re.sub(r"^\s*[-•*·]\s*", "", text))
+
+
+def _ordinal() -> str:
+    """The mark that makes a number an ordinal (第三项), as a pattern for a look-behind (count.ordinal_before)."""
+    return CUES.rx("count.ordinal_before").pattern
 
 
 def _asked_classifier(question: str) -> str:
