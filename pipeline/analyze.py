@@ -73,7 +73,6 @@ _TITLE_KIND = re.compile("|".join(sorted(map(re.escape, cues.words("question.tit
 _RUN_MIN = int(cues.table("question.title_run_limits")["min_chars"])
 _RUN_DOCS = int(cues.table("question.title_run_limits")["max_docs"])
 _RUN_MAX = 24
-_RUN_MARK = "\x00"  # marks a title run among the names _doc_hints returns (it is not removed from the terms)
 _RUN_TEXT = re.compile(r"[\u4e00-\u9fffA-Za-z0-9]+")  # one run of words, no punctuation or spaces
 
 
@@ -192,11 +191,10 @@ class QueryAnalyzer:
                 q.qtype = ak.qtype
 
         # documents named in the question: 《…》 or a known title / short name
-        doc_ids, named = self._doc_hints(question)
+        doc_ids, named, by_run = self._doc_hints(question)
         # a run of a title (那份相互保密协定) names the document but stays in the question's terms: its words
         # are what the asker calls the subject (安全生产许可证 of 安全生产许可证条例)
-        removed = [n for n in named if not n.startswith(_RUN_MARK)]
-        named = [n.removeprefix(_RUN_MARK) for n in named]
+        removed = [] if by_run else named
         if doc_ids:
             q.constraints["doc_ids"] = doc_ids
             q.doc_hint = named[0]
@@ -322,7 +320,8 @@ class QueryAnalyzer:
         q.constraints["collection"] = collection
         q.reasons.append(f"文档集合：{collection}（{how or '指定'}）")
 
-    def _doc_hints(self, question: str) -> tuple[list[str], list[str]]:
+    def _doc_hints(self, question: str) -> tuple[list[str], list[str], bool]:
+        """Documents the question names, the names it uses, and whether they come from a run of a title."""
         found: list[str] = []
         named: list[str] = []
         spans: list[tuple[int, int, str]] = []
@@ -341,8 +340,8 @@ class QueryAnalyzer:
         if not found:  # 那份相互保密协定: a run of one title, ending in a kind word, names that document
             run, ids = self._title_run(question)
             if run:
-                return ids, [_RUN_MARK + run]
-        return list(dict.fromkeys(found)), list(dict.fromkeys(named))
+                return ids, [run], True
+        return list(dict.fromkeys(found)), list(dict.fromkeys(named)), False
 
     def _title_run(self, question: str) -> tuple[Optional[str], list[str]]:
         """The longest run of the question that ends in a title kind word (协定, 制度, 说明…) and that the

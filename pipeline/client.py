@@ -14,7 +14,7 @@ import urllib.request
 from typing import Any, Optional
 
 from .errors import LoopAgentError
-from .types import Answer, Evidence
+from .types import Answer, Evidence, check_ask_args
 
 
 class RemoteError(LoopAgentError):
@@ -71,13 +71,7 @@ class Client:
     def ask(self, question: str, id: Optional[str] = None, session: Optional[str] = None,
             trace: bool = False, collection: Optional[str] = None) -> Answer:
         """Answer one question with evidence (POST /ask); errors raise :class:`RemoteError` with their code."""
-        if not isinstance(question, str):
-            raise TypeError(f"question must be str, not {type(question).__name__}")
-        if id is not None and not isinstance(id, (str, int)):
-            raise TypeError(f"id must be str, int or None, not {type(id).__name__}")
-        for name, value in (("session", session), ("collection", collection)):
-            if value is not None and not isinstance(value, str):
-                raise TypeError(f"{name} must be str or None, not {type(value).__name__}")
+        check_ask_args(question, id, session, collection)
         body: dict[str, Any] = {"question": question, "trace": bool(trace)}
         for k, v in (("id", id), ("session", session), ("collection", collection)):
             if v is not None:

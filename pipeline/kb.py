@@ -22,7 +22,7 @@ from .orchestrator import AskSettings, Orchestrator
 from .rules import RuleSet
 from .sources import DOC_KINDS, annotate_document
 from .store import open_store, store_error
-from .types import Answer, Block
+from .types import Answer, Block, check_ask_args
 from .validate import clean_question, quote_path
 
 DEFAULT_DB = "loopagent.sqlite"
@@ -355,13 +355,7 @@ class KnowledgeBase:
         ``collection`` restricts to documents ingested with that collection name (default:
         route by the rules in rules/collections.yaml).
         """
-        if not isinstance(question, str):
-            raise TypeError(f"question must be str, not {type(question).__name__}")
-        if id is not None and not isinstance(id, (str, int)):
-            raise TypeError(f"id must be str, int or None, not {type(id).__name__}")
-        for name, value in (("session", session), ("collection", collection)):
-            if value is not None and not isinstance(value, str):
-                raise TypeError(f"{name} must be str or None, not {type(value).__name__}")
+        check_ask_args(question, id, session, collection)
         # NFKC, invisible and control characters removed, surrogates replaced; E301 empty, E304 too long
         question = clean_question(question, self.config.max_question_chars)
         try:

@@ -95,7 +95,7 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
         if unit in _HALF_UNITS and text.startswith(_HALF, end):  # 五年半: five and a half years
             value, end = value + 0.5, end + len(_HALF)
         elif unit == "个" and (h := _HALF_INSIDE.match(text, end)):  # 两个半月: two and a half months
-            value, unit, end = value + 0.5, "个" + h.group(1) if "个" + h.group(1) in _HALF_UNITS else h.group(1), h.end()
+            value, unit, end = value + 0.5, h.group(1), h.end()
         out.append({"number": _clean(value), "unit": canonical_unit(unit), "text": text[m.start():end],
                     "start": m.start(), "end": end})
     return out

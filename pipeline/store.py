@@ -372,19 +372,13 @@ class Store:
         """Delete the document with this source name, all its versions included; True if it existed."""
         with self._write_lock, self._coded():
             c = self.conn()
-            c.execute("BEGIN IMMEDIATE")
-            try:
+            with _write_tx(c):
                 existed = self._delete_doc(c, source)
                 old = [r[0] for r in c.execute("SELECT DISTINCT doc_id FROM doc_versions WHERE source=?", (source,))]
                 for doc_id in old:
                     c.execute("DELETE FROM block_history WHERE doc_id=?", (doc_id,))
                 c.execute("DELETE FROM doc_versions WHERE source=?", (source,))
                 existed = existed or bool(old)
-                c.execute("COMMIT")
-            except BaseException:
-                if c.in_transaction:
-                    c.execute("ROLLBACK")
-                raise
         self._bump()
         return existed
 
@@ -802,17 +796,24 @@ class Store:
         rows = [(r[0], index_tokens(r[1]), index_tokens(" ".join(json.loads(r[2]))), titles.get(r[3], ""))
                 for r in c.execute("SELECT rid, text, section, doc_id FROM blocks")]
         with self._write_lock, self._coded():
-            c.execute("BEGIN IMMEDIATE")
-            try:
+            with _write_tx(c):
                 c.execute("DELETE FROM blocks_fts")
                 c.executemany("INSERT INTO blocks_fts(rowid, text, section, title) VALUES (?,?,?,?)", rows)
-                c.execute("COMMIT")
-            except BaseException:
-                if c.in_transaction:
-                    c.execute("ROLLBACK")
-                raise
         self._bump()
         return len(rows)
+
+
+@contextlib.contextmanager
+def _write_tx(c: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction on ``c`` (BEGIN IMMEDIATE … COMMIT), rolled back on any error."""
+    c.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        c.execute("COMMIT")
+    except BaseException:
+        if c.in_transaction:
+            c.execute("ROLLBACK")
+        raise
 
 
 DocTokens = tuple[str, list[tuple[str, str]]]  # (title tokens, [(text tokens, section tokens)] per block)
@@ -836,18 +837,12 @@ def _write_parses(c: sqlite3.Connection, queued: dict[bytes, tuple[str, bytes]])
     for k, (v, blob) in queued.items():
         by_version.setdefault(v, []).append((k, blob))
     version, rows = max(by_version.items(), key=lambda kv: len(kv[1]))
-    c.execute("BEGIN IMMEDIATE")
-    try:
+    with _write_tx(c):
         row = c.execute("SELECT value FROM meta WHERE key='parse_version'").fetchone()
         if row is None or row[0] != version:
             c.execute("DELETE FROM parses")  # rows of another parser model: never read again
             c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('parse_version', ?)", (version,))
         c.executemany("INSERT OR IGNORE INTO parses(key, data) VALUES (?, ?)", rows)
-        c.execute("COMMIT")
-    except BaseException:
-        if c.in_transaction:
-            c.execute("ROLLBACK")
-        raise
     return len(rows)
 
 

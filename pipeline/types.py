@@ -184,6 +184,17 @@ class Answer:
         return d
 
 
+def check_ask_args(question: Any, id: Any, session: Any, collection: Any) -> None:
+    """The argument types ``ask`` accepts, embedded (KnowledgeBase) or remote (Client): TypeError otherwise."""
+    if not isinstance(question, str):
+        raise TypeError(f"question must be str, not {type(question).__name__}")
+    if id is not None and not isinstance(id, (str, int)):
+        raise TypeError(f"id must be str, int or None, not {type(id).__name__}")
+    for name, value in (("session", session), ("collection", collection)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be str or None, not {type(value).__name__}")
+
+
 def not_found(question: str, reasoning: list[str] | None = None) -> Answer:
     """An answer object saying no evidence supports an answer."""
     return Answer(question=question, status="not_found", reasoning=list(reasoning or []))

@@ -20,13 +20,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 
-def vm(field: str) -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return round(int(line.split()[1]) / 1024, 1)
-    return 0.0
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", required=True)
@@ -37,6 +30,7 @@ def main() -> int:
     qs = [json.loads(x)["question"] for name in args.sets.split(",")
           for x in open(set_path(name), encoding="utf-8") if x.strip()]
     from pipeline import KnowledgeBase
+    from pipeline.evaluate.bench import _proc_status_mb as vm  # VmRSS / VmHWM in MB
     print(f"RSS after import: {vm('VmRSS')} MB", flush=True)
     kb = KnowledgeBase(args.db)
     times = []

@@ -27,6 +27,22 @@ def example_kb(tmp_path_factory):
 
 
 @pytest.fixture()
+def kb_of(tmp_path):
+    """Build a KnowledgeBase from ``{relative path: text}`` written under a fresh docs folder."""
+    from pipeline import KnowledgeBase
+
+    def build(files: dict[str, str]):
+        d = tmp_path / "docs"
+        for rel, text in files.items():
+            (d / rel).parent.mkdir(parents=True, exist_ok=True)
+            (d / rel).write_text(text, encoding="utf-8")
+        kb = KnowledgeBase(tmp_path / "kb.sqlite")
+        kb.ingest([d])
+        return kb
+    return build
+
+
+@pytest.fixture()
 def docs_copy(tmp_path):
     """A writable copy of examples/docs for tests that change files."""
     dst = tmp_path / "docs"

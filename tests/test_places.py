@@ -1,5 +1,4 @@
 """Jurisdiction: a question naming a place is answered from that place's documents or from no-place ones."""
-from pipeline import KnowledgeBase
 from pipeline.places import Jurisdiction
 
 DOCS = [
@@ -21,32 +20,22 @@ def test_places_come_from_titles_and_place_folders():
     assert j.relation("a", []) == "none"
 
 
-def _kb(tmp_path, files):
-    d = tmp_path / "docs"
-    for rel, text in files.items():
-        (d / rel).parent.mkdir(parents=True, exist_ok=True)
-        (d / rel).write_text(text, encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
-    return kb
-
-
 HENAN = ("# 河南省失业保险条例\n\n## 第三章 待遇\n\n第二十条 失业人员领取失业保险金的期限，累计缴费满一年不足五年的，"
          "失业保险金领取期限最长为十二个月。\n")
 CHONGQING = "# 重庆市失业保险条例\n\n## 第三章 待遇\n\n第二十一条 缴费满一年不足五年的，领取失业保险金期限最长为十个月。\n"
 QUESTION = "我在重庆缴了三年失业保险，失业保险金领取期限最长是几个月？"
 
 
-def test_a_question_naming_a_place_is_answered_from_that_places_regulation(tmp_path):
-    kb = _kb(tmp_path, {"河南/河南省失业保险条例.md": HENAN, "重庆/重庆市失业保险条例.md": CHONGQING})
+def test_a_question_naming_a_place_is_answered_from_that_places_regulation(kb_of):
+    kb = kb_of({"河南/河南省失业保险条例.md": HENAN, "重庆/重庆市失业保险条例.md": CHONGQING})
     a = kb.ask(QUESTION)
     assert a.status == "answered" and a.value == {"kind": "duration", "number": 10, "unit": "月"}
     assert a.evidence[0].title == "重庆市失业保险条例"
     assert "地域限定：重庆" in a.reasoning
 
 
-def test_another_places_regulation_does_not_answer(tmp_path):
-    kb = _kb(tmp_path, {"河南/河南省失业保险条例.md": HENAN, "重庆/重庆市物业管理条例.md": "# 重庆市物业管理条例\n\n业主大会依法成立。\n"})
+def test_another_places_regulation_does_not_answer(kb_of):
+    kb = kb_of({"河南/河南省失业保险条例.md": HENAN, "重庆/重庆市物业管理条例.md": "# 重庆市物业管理条例\n\n业主大会依法成立。\n"})
     a = kb.ask(QUESTION)
     assert a.status == "not_found"
     assert any("出自河南的文件，问题问的是重庆" in r for r in a.reasoning)

@@ -28,13 +28,8 @@ def test_capital_numerals_of_contracts_are_quantities_and_ground():
     assert grounded("10个工作日", "应于终止之日起壹拾个工作日内归还")
 
 
-def test_a_contract_deadline_in_capital_numerals_is_answered(tmp_path):
-    from pipeline import KnowledgeBase
-    d = tmp_path / "docs"
-    d.mkdir()
-    (d / "保密协议.md").write_text("# 技术合作保密协议\n\n## 第五条 资料归还\n\n双方合作终止后，乙方应于终止之日起"
-                                   "壹拾个工作日内归还甲方提供的全部资料。\n", encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite")
-    kb.ingest([d])
+def test_a_contract_deadline_in_capital_numerals_is_answered(kb_of):
+    kb = kb_of({"保密协议.md": "# 技术合作保密协议\n\n## 第五条 资料归还\n\n双方合作终止后，乙方应于终止之日起"
+                              "壹拾个工作日内归还甲方提供的全部资料。\n"})
     a = kb.ask("合作终止后乙方要在多少个工作日内归还资料？")
     assert (a.status, a.value) == ("answered", {"kind": "duration", "number": 10, "unit": "工作日"})
