@@ -357,7 +357,9 @@ _RANGES = [
     (regex.compile(rf"(?:满|已满)?(?P<a>{_N}){_U}以上(?:[，,])?(?:不满|不足|未满)(?P<b>{_N}){_U2}"), "ab"),
     (regex.compile(rf"(?:满|已满)(?P<a>{_N}){_U}(?:[，,])?(?:不满|不足|未满)(?P<b>{_N}){_U2}"), "ab"),
     (regex.compile(rf"(?:不满|不足|未满|(?<!不|不得)少于|(?<!不|不得)低于)(?P<b>{_N}){_U}"), "b"),  # 不得少于 is a floor
-    (regex.compile(rf"(?<!不得)(?<!不)(?:满|已满|超过|高于|多于)(?P<a>{_N}){_U}"), "a"),
+    (regex.compile(rf"(?<!不得)(?<!不)(?:满|已满)(?P<a>{_N}){_U}"), "a"),
+    # 超过、高于、多于 exclude the figure itself (以上、满 include it): a low bound just above it
+    (regex.compile(rf"(?<!不得)(?<!不)(?:超过|高于|多于)(?P<a>{_N}){_U}"), "a>"),
     (regex.compile(rf"(?P<a>{_N}){_U}(?:以上|及以上)"), "a"),
     (regex.compile(rf"(?P<b>{_N}){_U}(?:以下|之内|以内|内)"), "b="),
 ]
@@ -385,6 +387,8 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
             b = _num(m.groupdict().get("b")) if "b" in kind else None
             u2 = m.groupdict().get("u2") or u
             lo = _base(a, u) if a is not None else None
+            if lo and ">" in kind:
+                lo = (lo[0], math.nextafter(lo[1], math.inf))
             hi = _base(b, u2) if b is not None else None
             dim = (lo or hi or (None, 0))[0]
             if dim is None:
@@ -471,6 +475,7 @@ class Found:
     reasons: list[str]
     coverage: float = 0.0
     exact: bool = False  # matched the question's own words exactly (a named document): no coverage gate
+    rank: int = 0  # the rank of its anchor among stage 2's anchors
     refused: str = ""  # why the gate refused it: "identifier" (a model number the question names is missing), "named"
 
 
@@ -576,6 +581,7 @@ class Extractor:
                 found = self._window(query, anchor)
             for f in found:
                 f.score += anchor.score - 0.05 * rank
+                f.rank = rank
                 out.append(f)
         out.sort(key=lambda f: -f.score)  # stable: of equal scores, the earlier anchor first
         kept: list[Found] = []
@@ -844,7 +850,8 @@ class Extractor:
             return Found(value={"kind": "boolean", "value": ok}, answer=f"{_yesno_word(ok)}。依据：{sent}",
                          method="strategy:yesno.limit", anchor=anchor, evidence=[self._ev(anchor)],
                          score=1.3 + 0.5 * cond, reasons=[f"数量比较：{why}"])
-        pol = polarity_of(_asked_clause(query, sent))
+        clause = _asked_clause(query, sent)
+        pol = polarity_of(clause)
         cm = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
         if pol is None and cm == 0:
             return None
@@ -865,10 +872,15 @@ class Extractor:
         asked = re.sub(r"[“”\"「」]", "", pred.group(1)) if pred else _tail_predicate(query.text)
         # 能否安排夜班劳动: the provision must speak of 安排夜班劳动, not of 安排哺乳时间; 还能再申请一次复核吗:
         # of 复核, not of 申请调解
+        act = _asked_head(query, asked) if asked else ""
+        if act and not _holds(query, act, sent):
+            return None  # 年假资格还能保留吗 / …取消当月年假资格: the provision must state the asked act itself
         if asked and len(longest_common(asked, sent)) < min(4, len(asked)):
             return None
         score = 0.6 + 0.5 * abs(cm) + 0.03 * min(len(shared), 12)
         reasons.append(f"共同表述：「{shared}」")
+        if act:
+            reasons.append(f"所问的「{act}」见于条文")
         return Found(value={"kind": "boolean", "value": yes}, answer=f"{head}。依据：{sent}", method="strategy:yesno.modal",
                      anchor=anchor, evidence=[self._ev(anchor)], score=score, reasons=reasons)
 
@@ -891,6 +903,11 @@ class Extractor:
         pol = polarity_of(lead.text)
         if pol is None:
             return None
+        pred = CUES.rx("ask.predicate").search(query.text)
+        asked = re.sub(r"[“”\"「」]", "", pred.group(1)) if pred else _tail_predicate(query.text)
+        head = _asked_head(query, asked) if asked else ""
+        if head and not _holds(query, head, lead.text + best.text):
+            return None  # 申请仲裁免费吗 / 不予受理的情形: the list must speak of the asked act
         lead_sent = split_sentences(lead.text)[-1]
         c = anchor.candidate
         return Found(value={"kind": "boolean", "value": pol},
@@ -1220,6 +1237,19 @@ def _tail_predicate(question: str) -> str:
     if CUES.rx("tail.judgement").fullmatch(tail):
         return ""  # 合法吗 judges the situation told before; it names nothing the provision must say
     return tail if len(tail) >= 2 else ""
+
+
+def _asked_head(query: Query, asked: str) -> str:
+    """The word that closes the asked predicate (能不能转让给朋友的公司用 → 公司; 学籍还保留吗 → 保留): the
+    question's last content word of two characters or more, a word inside a longer one not counted."""
+    terms = [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and t in asked]
+    terms = [t for t in terms if not any(t != u and t in u for u in terms)]
+    return max(terms, key=lambda t: (asked.rfind(t) + len(t), len(t)), default="")
+
+
+def _holds(query: Query, term: str, text: str) -> bool:
+    """``term`` or one of its synonyms is in ``text``."""
+    return term in text or any(x in text for x in query.expansions.get(term, ()))
 
 
 def _asked_clause(query: Query, sent: str) -> str:

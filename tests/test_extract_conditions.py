@@ -13,6 +13,11 @@ from pipeline.extract import condition_match, range_conditions
     ("在48小时之内经抢救无效死亡的", {"number": 30, "unit": "小时"}, 1.0),
     ("用人单位有会员二十五人以上的，应当建立基层工会委员会", {"number": 30, "unit": "人"}, 1.0),
     ("试用期不得超过二个月", {"number": 3, "unit": "月"}, 0.0),  # a limit, not a condition
+    # 超过 excludes the figure itself, 满 and 以上 include it
+    ("借款金额超过五万元的，须经总经理批准", {"number": 50000, "unit": "元"}, -1.0),
+    ("借款金额超过五万元的，须经总经理批准", {"number": 60000, "unit": "元"}, 1.0),
+    ("借款金额五万元以上的，须经总经理批准", {"number": 50000, "unit": "元"}, 1.0),
+    ("连续工作满5年的，可以申请", {"number": 5, "unit": "年"}, 1.0),
 ])
 def test_condition_match(text, quantity, expect):
     assert condition_match([quantity], text) == expect

@@ -1,0 +1,42 @@
+"""Yes/no answers: the provision must state the asked act, and stage 2's best sentence passes a lower bar."""
+DOC = ("# 某科技公司员工手册\n\n## 第十二条 休假\n\n"
+       "员工当月累计请假三天及以上的，取消当月全勤奖。\n\n"
+       "## 第十三条 宿舍\n\n"
+       "公司宿舍内不得使用电炉、电热毯等大功率电器。宿舍由行政部统一管理。\n\n"
+       "## 第十四条 培训\n\n"
+       "新员工入职后须参加为期三天的安全培训，培训费用由公司承担。\n")
+
+
+def test_a_consequence_that_does_not_state_the_asked_act_is_no_answer(kb_of):
+    # the provision says the bonus is cancelled (取消); the question asks whether it is kept (保留)
+    a = kb_of({"手册.md": DOC}).ask("我这个月已经请了四天假了，这个月的全勤奖还能保留吗？")
+    assert a.status == "not_found"
+
+
+def test_a_prohibition_from_the_best_sentence_passes_the_yesno_bar(kb_of, tmp_path):
+    # a situational question whose words the provision covers only in part (35%), the asking clause too
+    # (so the situational allowance does not apply): it is stage 2's best sentence and states the asked act
+    # (电炉) with a deciding modal (不得), so the yes/no bar decides
+    from pipeline import KnowledgeBase
+    from pipeline.orchestrator import AskSettings
+    q = "冬天太冷，值夜班回来能不能偷偷在宿舍内使用电炉？"
+    kb_of({"手册.md": DOC})
+    low = KnowledgeBase(tmp_path / "kb.sqlite", settings=AskSettings(min_coverage_yesno=0.3)).ask(q)
+    assert low.status == "answered"
+    assert low.value == {"kind": "boolean", "value": False}
+    assert low.evidence[0].text == "公司宿舍内不得使用电炉、电热毯等大功率电器。"
+    assert "抽取：是非问题：最佳锚点句，覆盖 35%（需 ≥ 30%）" in low.reasoning
+    default = KnowledgeBase(tmp_path / "kb.sqlite").ask(q)  # 35% is under the shipped 45%
+    assert default.status == "not_found"
+
+
+def test_a_code_name_the_question_gives_must_be_in_the_evidence(kb_of):
+    doc = ("# 开发规范\n\n## 并发\n\n线程池不允许使用 Executors 去创建，而是通过 ThreadPoolExecutor 的方式。\n\n"
+           "## 随机数\n\n在JDK7之后，项目里可以直接使用API ThreadLocalRandom来生成随机数。\n")
+    kb = kb_of({"规范.md": doc})
+    a = kb.ask("项目里能直接使用API ThreadLocalRandom来生成随机数吗？")
+    assert (a.status, a.value) == ("answered", {"kind": "boolean", "value": True})
+    # a dotted name the evidence does not hold: like a model number, it must be there
+    b = kb.ask("项目里能直接使用API ThreadLocalRandom.current来生成随机数吗？")
+    assert b.status == "not_found"
+    assert "拒答：strategy:yesno.modal 的证据不含问题点名的「ThreadLocalRandom.current」" in b.reasoning
