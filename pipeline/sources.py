@@ -502,8 +502,9 @@ class Sources:
                       article_hint=None if main.kind in LAW_KINDS else query.article_hint)
         alt = rerun(sub, ids)
         if alt is None or alt.anchor.candidate.block.doc_id not in ids or figure(alt.value) is None \
-                or alt.coverage < min_coverage or _situation(query, alt) < min(1, _situation(query, found)):
-            return answer
+                or alt.coverage < min_coverage or _situation(query, alt) < min(1, _situation(query, found)) \
+                or _own_coverage(query, alt) < min(min_coverage, _own_coverage(query, found)):
+            return answer  # (its own sentences must speak of the question: a long article's other words do not)
         other = self._profiles[alt.anchor.candidate.block.doc_id]
         if figure(alt.value) == figure(found.value):
             answer.reasoning.append(f"来源核对：{KIND_LABELS[other.kind]}《{_plain_title(other.title)}》规定一致（{alt.answer}）")
@@ -598,6 +599,12 @@ def _order_key(ps: list[Profile]) -> Optional[Callable[[Profile], tuple]]:
     if all(p.edition for p in ps):
         return lambda p: p.edition
     return None
+
+
+def _own_coverage(query: Query, found: Any) -> float:
+    """How much of the question the evidence sentences themselves cover (their article and title not counted)."""
+    from .anchors import coverage
+    return coverage(query, "".join(s.text for _, s, _, _ in found.evidence))
 
 
 def _situation(query: Query, found: Any) -> int:

@@ -207,3 +207,28 @@ def test_comparison_of_two_versions_is_templated(versions_kb):
                                                         ("2025修订版", "项目前期费用补助标准为每个项目5000元。")]
     assert "对比：2025修订版将2020版的3000元调整为5000元" in a.reasoning
     assert not [r for r in a.reasoning if r.startswith("版本：")]
+
+
+MEDIATION = """# 人民调解法
+
+<!-- INFO END -->
+
+第八条 人民调解委员会由委员三至九人组成，设主任一人。
+"""
+
+BOARD_RULES = """# 某某科技公司员工手册
+
+## 第五条
+
+员工之间的纠纷先由工会组织人民调解，调解小组由职工代表组成。公司每年举办两次培训。年度考核分为四个等级。审核委员会中至少应有一名独立董事是会计专业人士。
+"""
+
+
+def test_a_policy_whose_article_only_shares_words_is_no_conflict(tmp_path):
+    # the policy's article holds 人民调解, 委员会 and 组成, but its sentences around the figure (一名独立董事)
+    # speak of something else: the statute's answer stands
+    kb = make_kb(tmp_path, {"人民调解法(2010-08-28).md": MEDIATION, "制度/员工手册.md": BOARD_RULES})
+    a = kb.ask("一个人民调解委员会由多少名委员组成？")
+    assert a.status == "answered", a.reasoning
+    assert a.evidence[0].text == "人民调解委员会由委员三至九人组成，设主任一人。"
+    assert [e.doc_kind for e in a.evidence] == ["statute"]
