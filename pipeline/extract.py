@@ -876,7 +876,13 @@ class Extractor:
         if act and not _holds(query, act, sent):
             return None  # 年假资格还能保留吗 / …取消当月年假资格: the provision must state the asked act itself
         if asked and len(longest_common(asked, sent)) < min(4, len(asked)):
-            return None
+            # other words (合在一起办公 / 合署办公): the act in the modal clause and another asked word in the sentence
+            others = [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and t in asked and t != act
+                      and t not in act and _holds(query, t, sent)]
+            if not (act and _holds(query, act, clause) and others):
+                return None
+            reasons.append(f"所问的「{act}」见于条文的模态分句，另有「{others[0]}」")
+            act = ""
         score = 0.6 + 0.5 * abs(cm) + 0.03 * min(len(shared), 12)
         reasons.append(f"共同表述：「{shared}」")
         if act:

@@ -40,3 +40,14 @@ def test_a_code_name_the_question_gives_must_be_in_the_evidence(kb_of):
     b = kb.ask("项目里能直接使用API ThreadLocalRandom.current来生成随机数吗？")
     assert b.status == "not_found"
     assert "拒答：strategy:yesno.modal 的证据不含问题点名的「ThreadLocalRandom.current」" in b.reasoning
+
+
+def test_other_words_for_the_act_when_the_act_is_in_the_modal_clause(kb_of):
+    # 合在一起办公 / 合署办公: no long shared run, but the asked act's word sits in the clause of 不得 and
+    # another asked word is in the provision
+    doc = ("# 某公司内部审计制度\n\n## 第五条\n\n内部审计部门应当保持独立性，不得置于财务部门的领导之下，"
+           "或者与财务部门合署办公。\n\n## 第六条\n\n内部审计部门每年向董事会报告一次工作。\n")
+    a = kb_of({"审计.md": doc}).ask("为了省事，公司能不能把内审部门挂在财务部下面、跟财务部合在一起办公？")
+    assert (a.status, a.value) == ("answered", {"kind": "boolean", "value": False})
+    assert a.evidence[0].text == "内部审计部门应当保持独立性，不得置于财务部门的领导之下，或者与财务部门合署办公。"
+    assert "抽取：所问的「财务部」见于条文的模态分句，另有「部门」" in a.reasoning
