@@ -65,6 +65,7 @@ _ASKING = re.compile(cues.pattern("question.asking_clause"))
 # 什么故障 / 哪个部门 / 哪些情形: the noun names the kind of thing asked for, which the answer need not repeat
 _CATEGORY = re.compile(cues.pattern("question.category_noun"))
 CATEGORY_WEIGHT = 0.3
+FRAGMENT_DF = 3  # a word outside the dictionary, not a name, in at most this many blocks: a jieba fragment
 SITUATION_WEIGHT = 0.3  # words of the asker's situation that no document uses
 _VALUE_ASK = re.compile(cues.pattern("question.value_ask"))
 _CLAUSE = re.compile(r"[，,；;：:。？?！!]")
@@ -374,6 +375,9 @@ class QueryAnalyzer:
                 # weighs heavily, so evidence lacking it cannot reach the coverage bar; a jieba
                 # fragment (能休) weighs little
                 out[t] = 1.6 if is_content_word(t) else 0.3
+                continue
+            if d <= FRAGMENT_DF and not is_content_word(t) and not get_tokenizer().FREQ.get(t):
+                out[t] = 0.3  # 报给, 签了: a fragment jieba guessed from the asker's wording, almost never indexed
                 continue
             idf = math.log(1 + (n - d + 0.5) / (d + 0.5))
             out[t] = round((min(idf, 8.0) / 4.0 + 0.25) * _pos_factor(t, self._core_verbs), 3)

@@ -62,3 +62,14 @@ def test_compact_tag_table_finds_every_word_and_only_those():
     assert len(table) == 5
     # jieba's own dictionary: verbs and adjectives keep their tags, nouns are the default
     assert (pos_tag("安排"), pos_tag("较大"), pos_tag("试用期")) == ("v", "a", "n")
+
+
+def test_a_rare_jieba_fragment_weighs_like_an_unseen_one(kb_of):
+    # 报给 is no dictionary word: jieba guessed it from the text, and one block holds it; it must not weigh
+    # like a rare name (the rarer a real word, the more it weighs)
+    kb = kb_of({"考勤.md": "# 考勤制度\n\n## 第一条\n\n每月的考勤表由部门经理报给行政部。\n\n"
+                            "## 第二条\n\n考勤表应当在每月5日前提交行政部。\n"})
+    assert kb.store.doc_freq(["报给"]) == {"报给": 1}
+    w = kb.orchestrator.analyzer.run("部门经理要在每月几号前把考勤表报给行政部？").weights
+    assert w["报给"] == 0.3
+    assert w["部门经理"] > w["考勤表"] > 0.3
