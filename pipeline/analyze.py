@@ -65,6 +65,7 @@ _ASKING = re.compile(cues.pattern("question.asking_clause"))
 # 什么故障 / 哪个部门 / 哪些情形: the noun names the kind of thing asked for, which the answer need not repeat
 _CATEGORY = re.compile(cues.pattern("question.category_noun"))
 CATEGORY_WEIGHT = 0.3
+_TWO_HAN = re.compile(r"[\u4e00-\u9fff]{2}")
 FRAGMENT_DF = 3  # a word outside the dictionary, not a name, in at most this many blocks: a jieba fragment
 SITUATION_WEIGHT = 0.3  # words of the asker's situation that no document uses
 _VALUE_ASK = re.compile(cues.pattern("question.value_ask"))
@@ -370,14 +371,15 @@ class QueryAnalyzer:
         out = {}
         for t in terms:
             d = df.get(t.lower(), 0) or max((df.get(s.lower(), 0) for s in expansions.get(t, [])), default=0)
-            if d == 0:
+            # 报给, 签了, 手后: characters jieba guessed together from the asker's wording (no dictionary word):
+            # a fragment, not a name, when the store almost never holds it (two Han characters: never)
+            guessed = d <= FRAGMENT_DF and not get_tokenizer().FREQ.get(t) and \
+                (not is_content_word(t) or (d == 0 and _TWO_HAN.fullmatch(t) is not None))
+            if d == 0 or guessed:
                 # never seen in the store: a name or term the documents do not contain (上海市, 餐补)
                 # weighs heavily, so evidence lacking it cannot reach the coverage bar; a jieba
                 # fragment (能休) weighs little
-                out[t] = 1.6 if is_content_word(t) else 0.3
-                continue
-            if d <= FRAGMENT_DF and not is_content_word(t) and not get_tokenizer().FREQ.get(t):
-                out[t] = 0.3  # 报给, 签了: a fragment jieba guessed from the asker's wording, almost never indexed
+                out[t] = 1.6 if is_content_word(t) and not guessed else 0.3
                 continue
             idf = math.log(1 + (n - d + 0.5) / (d + 0.5))
             out[t] = round((min(idf, 8.0) / 4.0 + 0.25) * _pos_factor(t, self._core_verbs), 3)

@@ -73,3 +73,10 @@ def test_a_rare_jieba_fragment_weighs_like_an_unseen_one(kb_of):
     w = kb.orchestrator.analyzer.run("部门经理要在每月几号前把考勤表报给行政部？").weights
     assert w["报给"] == 0.3
     assert w["部门经理"] > w["考勤表"] > 0.3
+
+
+def test_an_unseen_two_character_guess_is_a_fragment_not_a_name(kb_of):
+    kb = kb_of({"考勤.md": "# 考勤制度\n\n## 第一条\n\n经营者应当自领取营业执照之日起十五日内备案。\n"})
+    w = kb.orchestrator.analyzer.run("营业执照拿到手后多长时间内要去备案？").weights
+    assert w["手后"] == 0.3  # jieba's guess across 拿到手 / 后: no dictionary word, in no block
+    assert w["营业执照"] > 0.3
