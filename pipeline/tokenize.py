@@ -257,7 +257,7 @@ def index_tokens(text: str) -> str:
     """
     tok = get_tokenizer()
     cutter = _cutter
-    if cutter is None or cutter.tok is not tok:
+    if cutter is None or cutter.tok is not tok or cutter.freq is not tok.FREQ:
         cutter = _new_cutter(tok)
     return " ".join(cutter.tokens(text))
 
@@ -267,6 +267,7 @@ def jieba_index_tokens(text: str) -> str:
     return " ".join(w.lower() for w in get_tokenizer().cut_for_search(text) if _WORD.search(w))
 
 
+_RUN_SYMBOLS = "+#&.%-"  # the characters of jieba's re_han_default runs that _WORD does not match
 SEARCH_CACHE_SIZE = 100_000  # segmented runs of CJK/Latin characters kept per process (emptied when full)
 _cutter: Optional["_SearchCutter"] = None
 
@@ -274,7 +275,7 @@ _cutter: Optional["_SearchCutter"] = None
 def _new_cutter(tok) -> "_SearchCutter":
     global _cutter
     with _lock:
-        if _cutter is None or _cutter.tok is not tok:
+        if _cutter is None or _cutter.tok is not tok or _cutter.freq is not tok.FREQ:
             _cutter = _SearchCutter(tok)
         return _cutter
 
@@ -343,32 +344,33 @@ class _SearchCutter:
                             if ch in idx:
                                 self.freq._load(ch)
         get = self.get
-        logtotal = log(self.tok.total)
+        ln = log
+        logtotal = ln(self.tok.total)
         n = len(s)
         # calc(): route[k] = max over the DAG's ends x of (log freq(s[k:x+1]) - logtotal + route[x+1], x)
         score = [0.0] * (n + 1)
-        end = [0] * (n + 1)
+        end = list(range(n + 1))  # the end of the best word from k (k itself: a single character)
+        alone = ln(1) - logtotal  # a character that starts no word counts with frequency 1
         for k in range(n - 1, -1, -1):
+            f = get(s[k])
+            if f is None:  # not even a prefix: the single character
+                score[k] = alone + score[k + 1]
+                continue
             best = None
-            bx = k
             i = k
-            frag = s[k]
             while True:
-                f = get(frag)
-                if f is None:
-                    break
                 if f:
-                    sc = log(f) - logtotal + score[i + 1]
+                    sc = ln(f) - logtotal + score[i + 1]
                     if best is None or sc >= best:  # ties: the larger end, as max() over (score, x) picks
-                        best, bx = sc, i
+                        best = sc
+                        end[k] = i
                 i += 1
                 if i >= n:
                     break
-                frag = s[k:i + 1]
-            if best is None:  # no word starts here: the single character, frequency taken as 1
-                best = log(1) - logtotal + score[k + 1]
-            score[k] = best
-            end[k] = bx
+                f = get(s[k:i + 1])
+                if f is None:
+                    break
+            score[k] = alone + score[k + 1] if best is None else best
         words: list[str] = []
         x = 0
         b0 = -1  # start of the run of single characters waiting in jieba's ``buf``
@@ -400,7 +402,9 @@ class _SearchCutter:
                         if get(g):
                             add(g)
             add(w)
-        return [w.lower() for w in out if _WORD.search(w)]
+        # every character of a run is CJK, a Latin letter or digit, or one of +#&._%-: a word matches
+        # _WORD (is kept) exactly when it has a character other than +#&.%-
+        return [w.lower() for w in out if w.strip(_RUN_SYMBOLS)]
 
     def _flush(self, buf: str, words: list[str]) -> None:
         """jieba's handling of a run of single characters: the HMM for an unknown run, else one by one."""

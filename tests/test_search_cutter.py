@@ -81,3 +81,12 @@ def test_new_dictionaries_get_a_new_cutter(tmp_path):
     finally:
         tokenize.configure(*tokenize._default_files())
     assert tokenize.index_tokens(TEXTS[0]) == before
+
+
+def test_a_plain_dictionary_swapped_in_gets_a_new_cutter():
+    tokenize.index_tokens(TEXTS[1])
+    first = tokenize._cutter
+    tokenize.full_dictionary()
+    assert tokenize.index_tokens(TEXTS[1]) == tokenize.jieba_index_tokens(TEXTS[1])
+    assert tokenize._cutter is not first and tokenize._cutter.freq is tokenize.get_tokenizer().FREQ
+    assert not tokenize._cutter.lazy
