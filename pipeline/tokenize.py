@@ -310,26 +310,32 @@ class _SearchCutter:
     def tokens(self, text: str) -> list[str]:
         out: list[str] = []
         cache = self.cache
-        han = self.re_han
-        for blk in han.split(text):
+        get = cache.get
+        # re.split with the one group of re_han_default alternates: [other, run, other, run, …, other];
+        # a run is never empty and an "other" piece never starts a run (it would have been matched)
+        for i, blk in enumerate(self.re_han.split(text)):
             if not blk:
                 continue
-            if han.match(blk):
-                got = cache.get(blk)
-                if got is None:
-                    got = self._block(blk)
-                    if len(cache) >= SEARCH_CACHE_SIZE:
-                        cache.clear()
-                    cache[blk] = got
-                out += got
-            else:  # spaces and punctuation: jieba yields each character (and whitespace runs split by re_skip)
-                skip = self.re_skip
-                for x in skip.split(blk):
-                    if skip.match(x):
-                        if _WORD.search(x):
-                            out.append(x.lower())
-                    else:
-                        out += [c.lower() for c in x if _WORD.search(c)]
+            got = get(blk)  # runs and other pieces never share a text: one cache for both
+            if got is None:
+                got = self._block(blk) if i & 1 else self._other(blk)
+                if len(cache) >= SEARCH_CACHE_SIZE:
+                    cache.clear()
+                cache[blk] = got
+            out += got
+        return out
+
+    def _other(self, blk: str) -> list[str]:
+        """Spaces and punctuation between runs: jieba yields whitespace (split by re_skip) and each other
+        character alone; the index keeps those matching _WORD, lower-cased."""
+        out: list[str] = []
+        skip = self.re_skip
+        for x in skip.split(blk):
+            if skip.match(x):
+                if _WORD.search(x):
+                    out.append(x.lower())
+            else:
+                out += [c.lower() for c in x if _WORD.search(c)]
         return out
 
     def _block(self, s: str) -> list[str]:
