@@ -8,6 +8,7 @@ text is never touched: a document is folded only when Traditional-only character
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from .config import shipped_dir
@@ -32,14 +33,19 @@ def _keep() -> frozenset[str]:
     return frozenset(str(c) for c in rf.settings.get("keep") or [])
 
 
+_NOT_CJK = re.compile("[^\u4e00-\u9fff]+")
+
+
+@lru_cache(maxsize=1)
+def _drop_folded() -> dict[int, None]:
+    return dict.fromkeys(_table())
+
+
 def is_traditional(text: str) -> bool:
     """True when Traditional-only characters are at least MIN_COUNT and MIN_SHARE of the CJK characters."""
-    table = _table()
-    cjk = trad = 0
-    for c in text:
-        if "\u4e00" <= c <= "\u9fff":
-            cjk += 1
-            trad += ord(c) in table
+    cjk_text = _NOT_CJK.sub("", text)  # the CJK characters (U+4E00-U+9FFF), counted and tested in C
+    cjk = len(cjk_text)
+    trad = cjk - len(cjk_text.translate(_drop_folded()))  # those the fold table maps
     return trad >= MIN_COUNT and trad >= MIN_SHARE * cjk
 
 

@@ -20,7 +20,7 @@ from .ingest.limits import fork_available
 from .ingest.base import content_hash
 from .orchestrator import AskSettings, Orchestrator
 from .rules import RuleSet
-from .sources import DOC_KINDS, annotate_document
+from .sources import DOC_KINDS, annotate_document, compile_rules
 from .store import open_store, store_error
 from .types import Answer, Block, check_ask_args
 from .validate import clean_question, quote_path
@@ -167,10 +167,11 @@ class KnowledgeBase:
         ``kind`` gives every document of the batch that document kind (statute, internal_policy, …;
         pipeline.sources.DOC_KINDS) instead of the routing rules of rules/sources/doc_kinds.yaml.
 
-        ``jobs`` > 1 parses and tokenises that many files at once in worker processes; documents
-        still go into the store one transaction each, in file order, so the store (row ids
-        included) is the same as with one job. ``parse`` parses and stores the sentences of the
-        ingested documents for stage 2 now (:meth:`fill_parses`) instead of at their first question.
+        ``jobs`` worker processes parse and tokenise that many files at once, ahead of this process,
+        which writes them (with one job, the next file is parsed while this one is written);
+        documents still go into the store one transaction each, in file order, so the store (row ids
+        included) is the same whatever the number of jobs. ``parse`` parses and stores the sentences
+        of the ingested documents for stage 2 now (:meth:`fill_parses`) instead of at their first question.
         """
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]  # one path, not its characters
@@ -187,12 +188,12 @@ class KnowledgeBase:
                                  allowed="1, 2, … (worker processes)")
         t0 = time.perf_counter()
         self.rules.reload()  # the user dictionaries in effect decide the search tokens
-        tokenize.full_dictionary()  # bulk tokenising: jieba's whole dictionary as a plain dict
+        compiled = compile_rules(self.rules)  # the source rules, once for the batch
         was_empty = self.store.stats()["documents"] == 0
         rep = IngestReport()
         by_path, by_source = self.store.source_paths()
         files = list(iter_files(paths, follow_symlinks=follow_symlinks))
-        parallel = jobs > 1 and self.limits.isolate and fork_available() and len(files) > 1
+        parallel = self.limits.isolate and fork_available() and len(files) > 1
         index = tokenize.dictionary_files() if parallel else None
         bar = _progress_bar(files, progress)
 
@@ -239,7 +240,7 @@ class KnowledgeBase:
                         result = self._worker.parse(path, source, password, raw, self.limits)
                     if tokens is None:  # (folded in the worker when it tokenised)
                         fold_document(result.document)  # Traditional characters: matched as Simplified, quoted as written
-                    annotate_document(result.document, self.rules, kind)  # document kind, instrument, version
+                    annotate_document(result.document, self.rules, kind, compiled)  # kind, instrument, version
                     status = self.store.put_document(result.document, collection=collection, tokens=tokens)
                     real = result.document.meta.get("path")
                     if real:
@@ -315,7 +316,6 @@ class KnowledgeBase:
     def reindex(self) -> int:
         """Re-tokenise the search index with the current dictionaries (after a user-word change); returns blocks."""
         self.rules.reload()
-        tokenize.full_dictionary()
         n = self.store.reindex()
         self.store.set_meta(INDEX_WORDS_KEY, json.dumps(sorted(tokenize.index_words()), ensure_ascii=False))
         self._index_checked = -1

@@ -284,12 +284,15 @@ def profile_document(compiled: _Compiled, title: str, source: str, header: str =
                    label=label, date=date, edition=by_stem.edition or by_title.edition)
 
 
-def annotate_document(doc: Any, rules: RuleSet, kind: Optional[str] = None) -> Profile:
-    """At ingest: write the document's kind, instrument and version into ``doc.meta`` (``kind`` overrides)."""
+def annotate_document(doc: Any, rules: RuleSet, kind: Optional[str] = None,
+                      compiled: Optional[_Compiled] = None) -> Profile:
+    """At ingest: write the document's kind, instrument and version into ``doc.meta`` (``kind`` overrides).
+
+    ``compiled`` is :func:`compile_rules` of ``rules`` when the caller annotates many documents."""
     if kind is not None and kind not in DOC_KINDS:
         from .errors import LoopAgentError
         raise LoopAgentError("E303", name="kind", value=kind, why="not a document kind", allowed=", ".join(DOC_KINDS))
-    p = profile_document(compile_rules(rules), doc.title, doc.source, "\n".join(doc.meta.get("header") or []),
+    p = profile_document(compiled or compile_rules(rules), doc.title, doc.source, "\n".join(doc.meta.get("header") or []),
                          doc.version_date, kind, doc.doc_id)
     doc.meta[META_KEY] = p.to_dict()
     return p

@@ -870,8 +870,11 @@ def open_store(db: Any, create: bool = True) -> Any:
     return Store(db, create=create)
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_ascii=False) without a new encoder each call
+
+
 def _j(value: Any) -> Optional[str]:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    return None if value is None else _JSON(value)
 
 
 def _doc_row(r: sqlite3.Row) -> dict[str, Any]:

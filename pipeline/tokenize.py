@@ -15,6 +15,7 @@ import os
 import re
 import threading
 from array import array
+from math import log
 from bisect import bisect_left
 from functools import lru_cache
 from pathlib import Path
@@ -249,10 +250,176 @@ def cut(text: str) -> list[str]:
 
 
 def index_tokens(text: str) -> str:
-    """Space-joined search tokens of ``text`` for FTS5: words plus their sub-words, lower-cased."""
+    """Space-joined search tokens of ``text`` for FTS5: words plus their sub-words, lower-cased.
+
+    Exactly ``[w.lower() for w in tok.cut_for_search(text) if is_word(w)]`` of the shared jieba
+    tokenizer (HMM on), computed by :class:`_SearchCutter` about three times faster.
+    """
     tok = get_tokenizer()
-    words = [w.lower() for w in tok.cut_for_search(text) if _WORD.search(w)]
-    return " ".join(words)
+    cutter = _cutter
+    if cutter is None or cutter.tok is not tok or cutter.freq is not tok.FREQ:
+        cutter = _new_cutter(tok)
+    return " ".join(cutter.tokens(text))
+
+
+def jieba_index_tokens(text: str) -> str:
+    """:func:`index_tokens` through jieba's own ``cut_for_search`` (the reference the fast path must equal)."""
+    return " ".join(w.lower() for w in get_tokenizer().cut_for_search(text) if _WORD.search(w))
+
+
+_RUN_SYMBOLS = "+#&.%-"  # the characters of jieba's re_han_default runs that _WORD does not match
+SEARCH_CACHE_SIZE = 100_000  # segmented runs of CJK/Latin characters kept per process (emptied when full)
+_cutter: Optional["_SearchCutter"] = None
+
+
+def _new_cutter(tok) -> "_SearchCutter":
+    global _cutter
+    with _lock:
+        if _cutter is None or _cutter.tok is not tok or _cutter.freq is not tok.FREQ:
+            _cutter = _SearchCutter(tok)
+        return _cutter
+
+
+class _SearchCutter:
+    """jieba's ``cut_for_search`` (HMM on) for one tokenizer, filtered and lower-cased as the index wants.
+
+    The same steps as jieba 0.42 (``cut`` → ``__cut_DAG`` → ``get_DAG`` + ``calc``, then the 2- and
+    3-grams of long words), with the same floating-point sums in the same order, so the words are
+    identical; only the Python overhead differs: the word graph and the best route are computed in one
+    backward pass over lists, one dictionary lookup per prefix, and each run of CJK/Latin characters
+    (jieba's ``re_han_default`` block: a clause between punctuation marks) is segmented once per
+    process and then read from a cache (section paths and stock phrases repeat). The shared tokenizer
+    is never changed after it is built (other dictionaries build a new one), so the cache stays valid
+    for its life. A :class:`LazyFreq` dictionary gets the entries of a run's first characters loaded
+    before the run is cut, so plain ``dict`` lookups see what the full dictionary holds.
+    """
+
+    def __init__(self, tok) -> None:
+        import jieba
+        from jieba import finalseg
+
+        self.tok = tok
+        self.freq = tok.FREQ
+        self.get = dict.get.__get__(tok.FREQ)  # the dict's own get, also on a LazyFreq (loaded first)
+        self.lazy = isinstance(tok.FREQ, LazyFreq)
+        self.re_han = jieba.re_han_default
+        self.re_skip = jieba.re_skip_default
+        self.hmm_cut = finalseg.cut
+        self.cache: dict[str, list[str]] = {}
+
+    def tokens(self, text: str) -> list[str]:
+        out: list[str] = []
+        cache = self.cache
+        get = cache.get
+        # re.split with the one group of re_han_default alternates: [other, run, other, run, …, other];
+        # a run is never empty and an "other" piece never starts a run (it would have been matched)
+        for i, blk in enumerate(self.re_han.split(text)):
+            if not blk:
+                continue
+            got = get(blk)  # runs and other pieces never share a text: one cache for both
+            if got is None:
+                got = self._block(blk) if i & 1 else self._other(blk)
+                if len(cache) >= SEARCH_CACHE_SIZE:
+                    cache.clear()
+                cache[blk] = got
+            out += got
+        return out
+
+    def _other(self, blk: str) -> list[str]:
+        """Spaces and punctuation between runs: jieba yields whitespace (split by re_skip) and each other
+        character alone; the index keeps those matching _WORD, lower-cased."""
+        out: list[str] = []
+        skip = self.re_skip
+        for x in skip.split(blk):
+            if skip.match(x):
+                if _WORD.search(x):
+                    out.append(x.lower())
+            else:
+                out += [c.lower() for c in x if _WORD.search(c)]
+        return out
+
+    def _block(self, s: str) -> list[str]:
+        """The filtered, lower-cased search words of one ``re_han_default`` run."""
+        if self.lazy:
+            idx = self.freq._index
+            if idx:
+                missing = idx.keys() & set(s)
+                if missing:
+                    with _lock:
+                        for ch in missing:
+                            if ch in idx:
+                                self.freq._load(ch)
+        get = self.get
+        ln = log
+        logtotal = ln(self.tok.total)
+        n = len(s)
+        # calc(): route[k] = max over the DAG's ends x of (log freq(s[k:x+1]) - logtotal + route[x+1], x)
+        score = [0.0] * (n + 1)
+        end = list(range(n + 1))  # the end of the best word from k (k itself: a single character)
+        alone = ln(1) - logtotal  # a character that starts no word counts with frequency 1
+        for k in range(n - 1, -1, -1):
+            f = get(s[k])
+            if f is None:  # not even a prefix: the single character
+                score[k] = alone + score[k + 1]
+                continue
+            best = None
+            i = k
+            while True:
+                if f:
+                    sc = ln(f) - logtotal + score[i + 1]
+                    if best is None or sc >= best:  # ties: the larger end, as max() over (score, x) picks
+                        best = sc
+                        end[k] = i
+                i += 1
+                if i >= n:
+                    break
+                f = get(s[k:i + 1])
+                if f is None:
+                    break
+            score[k] = alone + score[k + 1] if best is None else best
+        words: list[str] = []
+        x = 0
+        b0 = -1  # start of the run of single characters waiting in jieba's ``buf``
+        while x < n:
+            y = end[x] + 1
+            if y - x == 1:
+                if b0 < 0:
+                    b0 = x
+            else:
+                if b0 >= 0:
+                    self._flush(s[b0:x], words)
+                    b0 = -1
+                words.append(s[x:y])
+            x = y
+        if b0 >= 0:
+            self._flush(s[b0:], words)
+        out: list[str] = []
+        add = out.append
+        for w in words:  # cut_for_search: the dictionary's 2- and 3-grams of long words, then the word
+            m = len(w)
+            if m > 2:
+                for j in range(m - 1):
+                    g = w[j:j + 2]
+                    if get(g):
+                        add(g)
+                if m > 3:
+                    for j in range(m - 2):
+                        g = w[j:j + 3]
+                        if get(g):
+                            add(g)
+            add(w)
+        # every character of a run is CJK, a Latin letter or digit, or one of +#&._%-: a word matches
+        # _WORD (is kept) exactly when it has a character other than +#&.%-
+        return [w.lower() for w in out if w.strip(_RUN_SYMBOLS)]
+
+    def _flush(self, buf: str, words: list[str]) -> None:
+        """jieba's handling of a run of single characters: the HMM for an unknown run, else one by one."""
+        if len(buf) == 1:
+            words.append(buf)
+        elif not self.get(buf):
+            words += self.hmm_cut(buf)
+        else:
+            words += buf
 
 
 def is_word(token: str) -> bool:

@@ -31,3 +31,27 @@ def test_a_traditional_contract_answers_a_simplified_question(tmp_path):
     assert a.status == "answered", a.reasoning
     assert a.value == {"kind": "duration", "number": 10, "unit": "工作日"}
     assert a.evidence[0].text == "第二條 合作終止後，乙方應於十個工作日內返還全部資料。"  # quoted as written
+
+
+def test_is_traditional_counts_as_the_character_loop_did():
+    import random
+
+    from pipeline.fold import MIN_COUNT, MIN_SHARE, _table
+
+    table = _table()
+
+    def by_loop(text):
+        cjk = trad = 0
+        for c in text:
+            if "\u4e00" <= c <= "\u9fff":
+                cjk += 1
+                trad += ord(c) in table
+        return trad >= MIN_COUNT and trad >= MIN_SHARE * cjk
+
+    rnd = random.Random(5)
+    folded = [chr(k) for k in sorted(table)]  # some lie outside U+4E00-U+9FFF: never counted
+    alphabet = folded[:300] + [chr(rnd.randint(0x4E00, 0x9FFF)) for _ in range(2000)] + list("ab ，。\u3400\U00020000")
+    texts = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 120))) for _ in range(3000)]
+    assert [is_traditional(t) for t in texts] == [by_loop(t) for t in texts]
+    assert any(by_loop(t) for t in texts) and not all(by_loop(t) for t in texts)
+    assert not is_traditional("\u3473" * 10)  # a folded character outside the counted range

@@ -75,3 +75,46 @@ def test_cli_jobs_flag_and_no_bar_in_a_pipe(tmp_path, capsys):
     assert "ingest:" not in out.err and "it/s" not in out.err and "B/s" not in out.err
     with pytest.raises(SystemExit):
         main(["ingest", str(EXAMPLES), "--db", str(tmp_path / "kb.sqlite"), "--jobs", "0"])
+
+
+def _same_store():
+    import importlib.util
+
+    from tests.conftest import ROOT
+    spec = importlib.util.spec_from_file_location("same_store", ROOT / "scripts" / "same_store.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_in_process_one_job_and_two_jobs_write_the_same_store(tmp_path):
+    """Parsed in this process (no worker), in one worker a file ahead, or in two: every table the same."""
+    from pipeline.ingest import IngestLimits
+
+    src = _corpus(tmp_path)
+    runs = {"inline": dict(limits=IngestLimits(isolate=False)), "j1": {}, "j2": {}}
+    reps = {}
+    for name, kw in runs.items():
+        kb = KnowledgeBase(tmp_path / f"{name}.sqlite", audit_log=None, **kw)
+        reps[name] = kb.ingest([src / "a", src / "b"], jobs=2 if name == "j2" else 1)
+        kb.close()
+    same = _same_store()
+    assert same.stores_differ(tmp_path / "inline.sqlite", tmp_path / "j1.sqlite") == []
+    assert same.stores_differ(tmp_path / "inline.sqlite", tmp_path / "j2.sqlite") == []
+    assert [(r.added, r.failed, r.blocks) for r in reps.values()] == [(8, 1, reps["inline"].blocks)] * 3
+    assert same.main([str(tmp_path / "inline.sqlite"), str(tmp_path / "j2.sqlite")]) == 0
+
+
+def test_same_store_reports_a_changed_token(tmp_path):
+    src = _corpus(tmp_path)
+    for name in ("a", "b"):
+        kb = KnowledgeBase(tmp_path / f"{name}.sqlite", audit_log=None)
+        kb.ingest([src / "a"])
+        kb.close()
+    c = sqlite3.connect(tmp_path / "b.sqlite")
+    c.execute("UPDATE blocks_fts SET text = text || ' 多余' WHERE rowid = 1")
+    c.commit()
+    c.close()
+    diff = _same_store().stores_differ(tmp_path / "a.sqlite", tmp_path / "b.sqlite")
+    assert diff[0].startswith("blocks_fts: ") and any(d.startswith("  only in B: (1, ") for d in diff)
+    assert any(d.startswith("blocks_vocab: ") for d in diff)
