@@ -52,7 +52,7 @@ _BOOK = re.compile(r"《([^》]{2,60})》")
 _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{1,8}[0-9][A-Za-z0-9]*(?![A-Za-z0-9_])")  # CH9141, X200, RS485
 # cue patterns and words: rules/pipeline_cues.yaml (question.*), compiled once at import
 VALIDITY = re.compile(cues.pattern("question.validity"))
-_CODE_NAME = re.compile(cues.pattern("question.code_identifier"))  # Executors.newFixedThreadPool, getValue
+_CODE_NAME = re.compile(cues.pattern("question.code_identifier"))  # Executors.newFixedThreadPool, wchnetSocketClose
 _ARTICLE = regex.compile(cues.pattern("question.article"))
 # question words, quantities and fillers that jieba leaves as tokens (几个, 两年, 能休, 30个)
 _NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能否|可否)|^[{CN_NUMERALS}\d.]+[个名次年月日天周岁元万亿%]*$|"

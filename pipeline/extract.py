@@ -868,25 +868,24 @@ class Extractor:
         shared = longest_common(query.text, sent)
         if len(shared) < 3:
             return None  # the provision must name what is asked about, not just share loose words
-        pred = CUES.rx("ask.predicate").search(query.text)
-        asked = re.sub(r"[“”\"「」]", "", pred.group(1)) if pred else _tail_predicate(query.text)
+        asked = _asked_predicate(query.text)
         # 能否安排夜班劳动: the provision must speak of 安排夜班劳动, not of 安排哺乳时间; 还能再申请一次复核吗:
         # of 复核, not of 申请调解
         act = _asked_head(query, asked) if asked else ""
         if act and not _holds(query, act, sent):
             return None  # 年假资格还能保留吗 / …取消当月年假资格: the provision must state the asked act itself
+        act_reason = f"所问的「{act}」见于条文" if act else ""
         if asked and len(longest_common(asked, sent)) < min(4, len(asked)):
             # other words (合在一起办公 / 合署办公): the act in the modal clause and another asked word in the sentence
             others = [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and t in asked and t != act
                       and t not in act and _holds(query, t, sent)]
             if not (act and _holds(query, act, clause) and others):
                 return None
-            reasons.append(f"所问的「{act}」见于条文的模态分句，另有「{others[0]}」")
-            act = ""
+            act_reason = f"所问的「{act}」见于条文的模态分句，另有「{others[0]}」"
         score = 0.6 + 0.5 * abs(cm) + 0.03 * min(len(shared), 12)
         reasons.append(f"共同表述：「{shared}」")
-        if act:
-            reasons.append(f"所问的「{act}」见于条文")
+        if act_reason:
+            reasons.append(act_reason)
         return Found(value={"kind": "boolean", "value": yes}, answer=f"{head}。依据：{sent}", method="strategy:yesno.modal",
                      anchor=anchor, evidence=[self._ev(anchor)], score=score, reasons=reasons)
 
@@ -909,8 +908,7 @@ class Extractor:
         pol = polarity_of(lead.text)
         if pol is None:
             return None
-        pred = CUES.rx("ask.predicate").search(query.text)
-        asked = re.sub(r"[“”\"「」]", "", pred.group(1)) if pred else _tail_predicate(query.text)
+        asked = _asked_predicate(query.text)
         head = _asked_head(query, asked) if asked else ""
         if head and not _holds(query, head, lead.text + best.text):
             return None  # 申请仲裁免费吗 / 不予受理的情形: the list must speak of the asked act
@@ -1243,6 +1241,13 @@ def _tail_predicate(question: str) -> str:
     if CUES.rx("tail.judgement").fullmatch(tail):
         return ""  # 合法吗 judges the situation told before; it names nothing the provision must say
     return tail if len(tail) >= 2 else ""
+
+
+def _asked_predicate(question: str) -> str:
+    """What a yes/no question asks about: the predicate after 能否/是否… (quotes dropped), else the tail
+    of a …吗 question (:func:`_tail_predicate`)."""
+    pred = CUES.rx("ask.predicate").search(question)
+    return re.sub(r"[“”\"「」]", "", pred.group(1)) if pred else _tail_predicate(question)
 
 
 def _asked_head(query: Query, asked: str) -> str:
