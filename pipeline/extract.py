@@ -24,7 +24,7 @@ from .numbers import (NUM, VALUES, canonical_unit, cn_number, find_quantities, g
 from .rules import Field, RuleSet, load_rule_file, register_regex, register_schema, strip_lines
 from .store import Store
 from .text import block_sentences, cited_articles, split_sentences, strip_asides
-from .tokenize import is_content_word
+from .tokenize import cut, is_content_word, pos_tag
 from .types import Anchor, Block, Candidate, Query, Sentence
 
 PLACEHOLDERS = {"NUM": NUM, **{name: unit_alternation(name) for name in VALUES["placeholders"]}}  # units.yaml
@@ -452,6 +452,27 @@ def polarity_of(text: str) -> Optional[bool]:
     return None
 
 
+def negated_statement(text: str) -> bool:
+    """A plain negation that decides a provision with no modal: a negator word (``negation.plain``) before a
+    verb, in a clause that does not state a condition (…期间不计算为工作年限 → no; 未缴纳的，… is a condition)."""
+    negators = set(CUES.words("negation.plain"))
+    cond = CUES.rx("clause.condition_end")
+    for part in CUES.rx("clause.split").split(text):
+        part = part.strip()
+        if not part or cond.search(part):
+            continue
+        words = [w for w in cut(part) if w.strip()]
+        for i, w in enumerate(words[:-1]):
+            if w not in negators:
+                continue
+            nxt = words[i + 1]
+            if (pos_tag(nxt) or "").startswith("d") and i + 2 < len(words):
+                nxt = words[i + 2]  # 不自动纳入, 不再收取: an adverb between
+            if (pos_tag(nxt) or "").startswith("v"):
+                return True
+    return False
+
+
 @dataclass(frozen=True)
 class ExtractSettings:
     """Knobs of stage 3."""
@@ -853,6 +874,8 @@ class Extractor:
         clause = _asked_clause(query, sent)
         pol = polarity_of(clause)
         cm = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
+        if pol is None and negated_statement(clause):
+            pol = False  # …期间不计算为工作年限: a plain negation decides as a prohibition does
         if pol is None and cm == 0:
             return None
         if pol is None:  # …30日内在境内出版的，视为同时出版: a consequence with no modal holds when its condition does

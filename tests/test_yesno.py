@@ -51,3 +51,22 @@ def test_other_words_for_the_act_when_the_act_is_in_the_modal_clause(kb_of):
     assert (a.status, a.value) == ("answered", {"kind": "boolean", "value": False})
     assert a.evidence[0].text == "内部审计部门应当保持独立性，不得置于财务部门的领导之下，或者与财务部门合署办公。"
     assert "抽取：所问的「财务部」见于条文的模态分句，另有「部门」" in a.reasoning
+
+
+def test_a_plain_negation_decides_like_a_prohibition(kb_of):
+    # no modal: 不 before a verb in the deciding clause answers no; the same words as a condition do not
+    doc = ("# 某公司福利制度\n\n## 第八条 停薪留职\n\n员工停薪留职期间不计算为本公司的司龄。\n\n"
+           "## 第九条 体检\n\n员工年度体检的费用不由个人承担。\n")
+    kb = kb_of({"福利.md": doc})
+    a = kb.ask("停薪留职期间算不算本公司的司龄？")
+    assert (a.status, a.value) == ("answered", {"kind": "boolean", "value": False})
+    assert a.evidence[0].text == "员工停薪留职期间不计算为本公司的司龄。"
+
+
+def test_negated_statement_reads_words_and_skips_conditions():
+    from pipeline.extract import negated_statement
+    assert negated_statement("农民合同工本人不缴纳失业保险费") is True
+    assert negated_statement("即使你拥有这些材料，也不自动纳入本协议") is True  # an adverb between
+    assert negated_statement("不缴纳的，由征收机构责令限期缴纳") is False  # 不缴纳的: a condition
+    assert negated_statement("不动产登记簿记载的事项，应当更正") is False  # 不动产: one word, no negation
+    assert negated_statement("本人缴纳失业保险费") is False
