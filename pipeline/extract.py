@@ -23,7 +23,7 @@ from .numbers import (NUM, VALUES, canonical_unit, cn_number, find_quantities, g
                       norm_for_match, unit_alternation)
 from .rules import Field, RuleSet, load_rule_file, register_regex, register_schema, strip_lines
 from .store import Store
-from .text import block_sentences, cited_articles, split_sentences, strip_asides
+from .text import block_sentences, cited_articles, close_figures, span_back, split_sentences, strip_asides
 from .tokenize import cut, is_content_word, pos_tag
 from .types import Anchor, Block, Candidate, Query, Sentence
 
@@ -317,11 +317,12 @@ class Template:
     def apply(self, text: str) -> list[tuple[dict, tuple[int, int]]]:
         """Every (value, span) this template finds in ``text``."""
         out = []
-        for m in self.rx.finditer(text):
+        closed, where = close_figures(text)  # 享有 3 日: the figure and its unit read as one
+        for m in self.rx.finditer(closed):
             groups = {k: v for k, v in m.groupdict().items() if v is not None}
             value = BUILDERS[self.builder](groups)
             if value is not None:
-                out.append((value, m.span()))
+                out.append((value, span_back(where, m.span())))
         return out
 
 
@@ -377,7 +378,7 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
     """Numeric conditions in ``text``: (dimension, low, high, high_inclusive, span)."""
     out = []
     taken: list[tuple[int, int]] = []
-    text = mask_long_numerals(text)  # bounded backtracking (issue 14); offsets are unchanged
+    text, where = close_figures(mask_long_numerals(text))  # bounded backtracking (issue 14); 满 2 年 as 满2年
     for rx, kind in _RANGES:
         for m in rx.finditer(text):
             if any(a <= m.start() < b for a, b in taken):
@@ -393,7 +394,8 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
             dim = (lo or hi or (None, 0))[0]
             if dim is None:
                 continue
-            out.append((dim, lo[1] if lo else -math.inf, hi[1] if hi else math.inf, kind.endswith("="), m.span()))
+            out.append((dim, lo[1] if lo else -math.inf, hi[1] if hi else math.inf, kind.endswith("="),
+                        span_back(where, m.span())))
             taken.append(m.span())
     return out
 

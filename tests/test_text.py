@@ -42,3 +42,22 @@ def test_split_is_cached_but_each_call_gets_its_own_list():
     t = Block(block_id="x", doc_id="d", type="table", text="列：一\n\n列：二", order=0)
     assert [(x.text, x.start) for x in block_sentences(t)] == [("列：一", 0), ("列：二", 5)]
     assert block_sentences(t) is not block_sentences(t)
+
+
+def test_close_figures_maps_spans_back_to_the_spaced_text():
+    from pipeline.text import close_figures, span_back
+    text = "满二年，自第三年起即享有 10 日之特别休假，报文段最大为 1460 字节"
+    closed, where = close_figures(text)
+    assert closed == "满二年，自第三年起即享有10日之特别休假，报文段最大为1460字节"
+    i = closed.index("10日")
+    assert text[slice(*span_back(where, (i, i + 3)))] == "10 日"
+    assert close_figures("不得超过三十日") == ("不得超过三十日", ())  # nothing to close: the same text
+    assert close_figures("Version 2 of the API") == ("Version 2 of the API", ())  # Latin words keep their spaces
+
+
+def test_templates_and_conditions_read_figures_set_apart_by_spaces():
+    from pipeline.extract import range_conditions
+    sent = "乙方服务满六个月后，当年即享有 3 日之特别休假，满 2 年，自第三年起即享有 10 日之特别休假。"
+    conds = range_conditions(sent)
+    assert [(c[0], c[1]) for c in conds] == [("days", 180.0), ("days", 730.0)]
+    assert sent[slice(*conds[1][4])] == "满 2 年"
