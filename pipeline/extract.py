@@ -1342,7 +1342,10 @@ def _unit_ok(query: Query, value: dict) -> bool:
     is_ref = value.get("kind") == "text" and str(value.get("text", "")).endswith(CUES.words("unit.article_ref"))
     if is_ref != bool(CUES.rx("ask.article").search(query.text)):
         return False  # 第几条 wants an article reference, and only it does
-    asks_rate = CUES.rx("ask.rate").search(query.text)
+    # what is asked is said in the asking clause: 医院费用申报截止后，…最迟多久要拨付 asks a time, and the 费用
+    # of the situation before it does not make it a question about money
+    asked = query.constraints.get("asked_clause") or query.text
+    asks_rate = CUES.rx("ask.rate").search(asked)
     kind_units = query.constraints.get("value_units")
     if kind_units:  # the answer-kind grammar says which units an answer may carry (费率 → %, 电压 → V)
         if value.get("kind") in ("number", "range", "money", "duration") and canonical_unit(unit or "") not in kind_units:
@@ -1350,18 +1353,18 @@ def _unit_ok(query: Query, value: dict) -> bool:
     elif asks_rate and value.get("kind") in ("money", "number", "range", "duration") \
             and unit not in CUES.words("unit.rate"):
         return False
-    elif CUES.rx("ask.yuan").search(query.text) and unit != CUES.word("unit.yuan") and value.get("kind") != "count":
+    elif CUES.rx("ask.yuan").search(asked) and unit != CUES.word("unit.yuan") and value.get("kind") != "count":
         return False  # 每月多少元 wants an amount, not 百分之八十
-    elif CUES.rx("ask.money").search(query.text) and not asks_rate \
+    elif CUES.rx("ask.money").search(asked) and not asks_rate \
             and value.get("kind") in ("number", "duration") and unit not in CUES.words("unit.money_question"):
         return False
-    if CUES.rx("ask.multiple").search(query.text) and not is_multipart(query.text) \
+    if CUES.rx("ask.multiple").search(asked) and not is_multipart(query.text) \
             and value.get("kind") in ("number", "range", "duration", "money") and unit not in CUES.words("unit.multiple_question"):
         return False  # 几倍的工资 wants a multiple (二倍), not the 1日 or 1次 next to it
     if value.get("kind") != "duration" or not unit:
         return True
-    for r in CUES.group("asked_duration"):  # the first rule whose regex the question matches decides
-        if CUES.rx(r["id"]).search(query.text):
+    for r in CUES.group("asked_duration"):  # the first rule whose regex the asking clause matches decides
+        if CUES.rx(r["id"]).search(asked):
             return unit in [str(u) for u in r.get("accepts") or [r["unit"]]]
     return True
 
