@@ -352,7 +352,9 @@ class Orchestrator:
             return f"{found.method} 的数值未在证据中出现"
         tid = found.method[len("template:"):] if found.method.startswith("template:") else None
         priority = next((t.priority for t in self.extractor.templates() if t.id == tid), None) if tid else None
-        feats = extract_features(query, found.value, ev_text, text, context, cov, priority, found.anchor.details)
+        feats = extract_features(query, found.value, ev_text, text, context, cov, priority, found.anchor.details,
+                                 rank=found.rank, anchor_score=found.anchor.score, method=found.method,
+                                 doc_id=found.anchor.candidate.block.doc_id)
         if self.settings.record:
             bar = cov >= self.settings.min_coverage or self._situation_ok(query, found, text, context, cov) \
                 or self._yesno_ok(query, found, cov)

@@ -53,9 +53,12 @@ class Verdict:
 
 
 def extract_features(query: Query, value: dict, evidence_text: str, text: str, context: str, cov: float,
-                     priority: Optional[int], details: Optional[dict] = None) -> dict[str, float]:
+                     priority: Optional[int], details: Optional[dict] = None, rank: int = 0,
+                     anchor_score: float = 0.0, method: str = "", doc_id: str = "") -> dict[str, float]:
     """The verifier's features for one extraction: ``text``/``context`` are its scope as the gate sees it,
-    ``cov`` the gate's weighted coverage, ``priority`` its template's priority (None: not a regex template)."""
+    ``cov`` the gate's weighted coverage, ``priority`` its template's priority (None: not a regex template),
+    ``rank`` the place of its anchor among stage 2's, ``method`` the rule that produced it, ``doc_id`` the
+    evidence's document."""
     asked = query.constraints.get("asked_clause")
     weights = {t: w for t, w in query.weights.items() if asked and t in asked}
     situation = bool(asked) and len(weights) >= 2 and sum(weights.values()) >= 0.8
@@ -73,11 +76,31 @@ def extract_features(query: Query, value: dict, evidence_text: str, text: str, c
         unit = (value or {}).get("unit")
         kind = 1.0 if unit and canonical_unit(str(unit)) in units else 0.0
     sim = (details or {}).get("similarity")
+    named = query.constraints.get("doc_ids") or []
+    # a figure the asker gives (满2年, 12分) that comes back as the answer is a condition read as a value
+    numbers = {float(q["number"]) for q in query.constraints.get("quantities") or []
+               if isinstance(q.get("number"), (int, float))}
+    v = (value or {}).get("number")
+    in_question = 1.0 if isinstance(v, (int, float)) and float(v) in numbers else 0.0
+    # the heaviest question words: does the evidence sentence hold the heaviest half of them by weight?
+    heavy = sorted(query.weights.items(), key=lambda kv: -kv[1])[: max(1, len(query.weights) // 2)]
+    lead = sum(w for t, w in heavy if _held(query, t, evidence_text)) / max(1e-9, sum(w for _, w in heavy))
     return {"coverage": round(cov, 4), "asked_coverage": round(asked_cov, 4), "focus_in_evidence": focus_in,
             "kind_match": kind, "priority": (priority / 100.0) if priority is not None else 0.5,
             "situation": 1.0 if situation else 0.0,
             "similarity": float(sim) if sim is not None else 0.0,
-            "similarity_missing": 0.0 if sim is not None else 1.0}
+            "similarity_missing": 0.0 if sim is not None else 1.0,
+            "anchor_rank": round(1.0 / (1.0 + rank), 4), "anchor_score": round(float(anchor_score), 4),
+            "doc_named": (1.0 if doc_id in named else 0.0) if named else 0.5,
+            "value_in_question": in_question,
+            "strategy_kind": 1.0 if method.startswith("strategy:") else 0.0,
+            "yesno": 1.0 if query.qtype == "yesno" else 0.0,
+            "question_terms": round(min(len(query.weights), 12) / 12.0, 4),
+            "lead_share": round(lead, 4)}
+
+
+def _held(query: Query, term: str, text: str) -> bool:
+    return any(w in text for w in [term] + list(query.expansions.get(term, [])))
 
 
 @dataclass(frozen=True)

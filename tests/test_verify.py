@@ -22,7 +22,19 @@ def test_features_of_a_situational_duration_question():
     text = "女职工生育享受98天产假。"
     f = extract_features(q, {"kind": "duration", "number": 98, "unit": "天"}, text, text, "", 0.8, 85, {})
     assert f == {"coverage": 0.8, "asked_coverage": 1.0, "focus_in_evidence": 1.0, "kind_match": 1.0,
-                 "priority": 0.85, "situation": 1.0, "similarity": 0.0, "similarity_missing": 1.0}
+                 "priority": 0.85, "situation": 1.0, "similarity": 0.0, "similarity_missing": 1.0,
+                 "anchor_rank": 1.0, "anchor_score": 0.0, "doc_named": 0.5, "value_in_question": 0.0,
+                 "strategy_kind": 0.0, "yesno": 0.0, "question_terms": 0.3333, "lead_share": 1.0}
+
+
+def test_features_of_the_anchor_the_named_document_and_a_figure_the_asker_gave():
+    q = _query(doc_ids=["d1"], quantities=[{"number": 98, "unit": "日", "text": "98天"}])
+    text = "生育享受98天产假。"
+    f = extract_features(q, {"kind": "duration", "number": 98, "unit": "天"}, text, text, "", 0.8, 85, {},
+                         rank=3, anchor_score=1.25, method="strategy:yesno.modal", doc_id="d2")
+    assert (f["anchor_rank"], f["anchor_score"], f["doc_named"], f["value_in_question"], f["strategy_kind"]) == \
+        (0.25, 1.25, 0.0, 1.0, 1.0)
+    assert f["lead_share"] == 0.5  # of the two heaviest words (女职工, 生育) the sentence holds one
 
 
 def test_features_when_the_question_sets_no_kind_and_the_focus_is_a_synonym():
@@ -59,7 +71,7 @@ def test_refusal_names_what_pulled_it_down():
 
 def test_shipped_weights_load_and_the_manifest_names_its_data():
     m = load_model()
-    assert list(m.names) == list(FEATURES)
+    assert set(m.names) <= set(FEATURES)  # weights trained on fewer features than the code can compute load
     manifest = json.loads((WEIGHTS.parent / "manifest.json").read_text(encoding="utf-8"))
     assert set(manifest["data"]) == {"dev", "set1", "set2", "set3", "set4"}
     assert manifest["data"]["set1"]["file"] == "tests/data/fresh/set1.jsonl"
