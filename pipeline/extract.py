@@ -602,6 +602,9 @@ class Extractor:
                               and f.method.split(":", 1)[1] in self._weak_ids())]  # a bare number: no 怎么办 answer
             if not found and query.qtype in _VALUE_TYPES:
                 found = self._window(query, anchor)
+            # a heading names a topic (2.15 发送串口数据, 第五章 法律责任); a value or a verdict read from headings
+            # alone (2.15 as a decimal, 是 from a title) is not stated by the document
+            found = [f for f in found if any(b.type != "heading" for b, _, _, _ in f.evidence)]
             for f in found:
                 f.score += anchor.score - 0.05 * rank
                 f.rank = rank
