@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .. import cues
 from ..text import normalize
 from .base import ParseResult, decode_text, find_effective_date, iso_date, new_document
 from .structure import MARKDOWN_RANK, DocBuilder, classify
@@ -13,6 +14,9 @@ _MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*$")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")
 _MD_LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+# front matter: --- on the first line, key: value lines, --- alone on a line (at most 60 lines between)
+_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\n((?:.*\n){0,60}?)---[ \t]*(?:\n|\Z)")
+_FIELD = re.compile(r"^([^:：\s][^:：]{0,30})[:：]\s*(.*)$")
 
 
 def parse_markdown(path: Path, raw: bytes, source: str) -> ParseResult:
@@ -44,8 +48,31 @@ def _parse(path: Path, raw: bytes, source: str, kind: str, markdown: bool) -> Pa
     return ParseResult(doc, warnings)
 
 
+def _front_matter(text: str) -> tuple[str | None, list[str], str]:
+    """A YAML-style front matter (``---`` lines around ``key: value`` lines at the very top, as Jekyll and Hugo
+    write it): the title its title key gives, its lines as header metadata, and the text after it. A page that
+    opens with a rule (---) and no key: value lines has none."""
+    m = _FRONT_MATTER.match(text[:8000])
+    if not m:
+        return None, [], text
+    lines = [x.strip() for x in m.group(1).split("\n") if x.strip()]
+    fields = [_FIELD.match(x) for x in lines]
+    if not lines or sum(f is not None for f in fields) < max(1, len(lines) // 2):
+        return None, [], text
+    title = next((f.group(2).strip().strip("\"'") for f in fields
+                  if f and f.group(1).strip().lower() in cues.words("ingest.front_matter_title_keys")), None)
+    return title or None, lines, text[m.end():]
+
+
 def _split_header(text: str, markdown: bool) -> tuple[str | None, list[str], str]:
-    """Title from the first '# ' line; lines up to INFO END are header metadata."""
+    """Title from the first '# ' line (or a front matter's title key); lines up to INFO END, and a front
+    matter, are header metadata, not body."""
+    front_title, header, text = _front_matter(text) if markdown else (None, [], text)
+    title, more, body = _split_body_header(text, markdown)
+    return front_title or title, header + more, body
+
+
+def _split_body_header(text: str, markdown: bool) -> tuple[str | None, list[str], str]:
     title = None
     header: list[str] = []
     body = text

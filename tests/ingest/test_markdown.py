@@ -101,3 +101,22 @@ def test_unknown_suffix_and_missing_path(tmp_path):
     with pytest.raises(LoopAgentError) as e:
         parse_file(p)
     assert e.value.code == "E002"
+
+
+def test_front_matter_is_metadata_and_gives_the_title(tmp_path):
+    p = tmp_path / "notice.md"
+    p.write_text("---\n标题: 关于印发《某镇加装电梯维保补贴实施意见》的通知\n文号: 某府发〔2025〕3号\n"
+                 "发布日期: 2025-03-06\n---\n\n各村、居委会：\n\n本意见有效期至2026年6月30日。\n", encoding="utf-8")
+    doc = parse_file(p, "notice.md").document
+    assert doc.title == "关于印发《某镇加装电梯维保补贴实施意见》的通知"
+    assert doc.meta["header"] == ["标题: 关于印发《某镇加装电梯维保补贴实施意见》的通知", "文号: 某府发〔2025〕3号",
+                                  "发布日期: 2025-03-06"]
+    assert [b.text for b in doc.blocks] == ["各村、居委会：", "本意见有效期至2026年6月30日。"]
+
+
+def test_a_rule_that_opens_a_page_is_no_front_matter(tmp_path):
+    p = tmp_path / "rule.md"
+    p.write_text("---\n这是一段正文，不是元数据\n---\n\n第二段。\n", encoding="utf-8")
+    doc = parse_file(p, "rule.md").document
+    assert "header" not in doc.meta
+    assert any("这是一段正文" in b.text for b in doc.blocks)
