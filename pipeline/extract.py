@@ -907,6 +907,9 @@ class Extractor:
             # other words (合在一起办公 / 合署办公): the act in the modal clause and another asked word in the sentence
             others = [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and t in asked and t != act
                       and t not in act and _holds(query, t, sent)]
+            verb = CUES.rx("yesno.verb_before_act").search(asked[:asked.rfind(act)]) if act else None
+            if not others and verb and verb.group(1) in clause:
+                others = [verb.group(1)]  # 可以养大型犬吗 / 禁止饲养…大型犬: the asked verb inside the clause's own
             if not (act and _holds(query, act, clause) and others):
                 return None
             act_reason = f"所问的「{act}」见于条文的模态分句，另有「{others[0]}」"

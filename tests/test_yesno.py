@@ -70,3 +70,14 @@ def test_negated_statement_reads_words_and_skips_conditions():
     assert negated_statement("不缴纳的，由征收机构责令限期缴纳") is False  # 不缴纳的: a condition
     assert negated_statement("不动产登记簿记载的事项，应当更正") is False  # 不动产: one word, no negation
     assert negated_statement("本人缴纳失业保险费") is False
+
+
+def test_a_one_character_verb_of_the_question_inside_the_provisions_verb(kb_of):
+    # 可以养大型犬吗 / 禁止饲养烈性犬、大型犬: the asked act (大型犬) is in the prohibition, and the asked verb 养 is the
+    # last character of the provision's 饲养, though the two share no four-character run
+    doc = ("# 某市养犬管理条例\n\n## 第八条 禁养\n\n市区居民饲养犬只应当遵守本条例。重点管理区内，禁止饲养烈性犬、大型犬。\n\n"
+           "## 第九条 登记\n\n养犬人应当自取得犬只之日起三十日内办理养犬登记。\n")
+    a = kb_of({"养犬条例.md": doc}).ask("市区居民家里可以养大型犬吗？")
+    assert (a.status, a.value, a.method) == ("answered", {"kind": "boolean", "value": False}, "strategy:yesno.modal")
+    assert a.evidence[0].text == "重点管理区内，禁止饲养烈性犬、大型犬。"
+    assert "抽取：所问的「大型犬」见于条文的模态分句，另有「养」" in a.reasoning
