@@ -234,6 +234,16 @@ def _b_percent(g: dict) -> Optional[dict]:
     return None if n is None else {"kind": "number", "number": n, "unit": unit}
 
 
+def _b_fraction(g: dict) -> Optional[dict]:
+    """五分之一, 三分之二: a share, as a percent (its exact parts kept: 三分之一 is 33.3333% and [1, 3])."""
+    den, part = _num(g.get("den")), _num(g.get("part"))
+    if not den or part is None or part > den:
+        return None
+    pct = round(100.0 * part / den, 4)
+    return {"kind": "number", "number": int(pct) if float(pct).is_integer() else pct, "unit": "%",
+            "fraction": [part, den]}
+
+
 def _b_date(g: dict) -> Optional[dict]:
     y = g.get("y") or ""
     if not y.isdigit():
@@ -297,7 +307,7 @@ def _b_article_ref(g: dict) -> Optional[dict]:
 BUILDERS: dict[str, Callable[[dict], Optional[dict]]] = {
     "article_ref": _b_article_ref,
     "duration": _b_duration, "money": _b_money, "range": _b_range, "range_multiple": _b_range_multiple,
-    "percent": _b_percent, "date": _b_date, "count": _b_count, "count_enum": _b_count_enum,
+    "percent": _b_percent, "fraction": _b_fraction, "date": _b_date, "count": _b_count, "count_enum": _b_count_enum,
     "text_match": _b_text, "definition": _b_definition, "who": _b_who,
 }
 
@@ -1353,6 +1363,10 @@ def _unit_ok(query: Query, value: dict) -> bool:
     asked = query.constraints.get("asked_clause") or query.text
     asks_rate = CUES.rx("ask.rate").search(asked)
     kind_units = query.constraints.get("value_units")
+    if value.get("fraction") and not kind_units or value.get("fraction") and "%" in kind_units:
+        return True  # 三分之二以上的业主: a share answers how many, and what proportion
+    if value.get("fraction") and kind_units and query.constraints.get("value_kind") == "headcount":
+        return True
     if kind_units:  # the answer-kind grammar says which units an answer may carry (费率 → %, 电压 → V)
         if value.get("kind") in ("number", "range", "money", "duration") and canonical_unit(unit or "") not in kind_units:
             return False

@@ -617,6 +617,9 @@ def _numbers_only(found: Found) -> str:
     v = found.value or {}
     if v.get("kind") == "count" and v.get("items"):
         return ""  # a count of enumerated items is grounded by the items themselves
+    if v.get("fraction"):  # 三分之二 is grounded by its two parts, not by 66.6667%
+        part, den = v["fraction"]
+        return f"{den}分之{part}"
     return render_value(v) if v.get("kind") in ("count", "number", "money", "duration", "range") else ""
 
 

@@ -33,3 +33,15 @@ def test_a_contract_deadline_in_capital_numerals_is_answered(kb_of):
                               "壹拾个工作日内归还甲方提供的全部资料。\n"})
     a = kb.ask("合作终止后乙方要在多少个工作日内归还资料？")
     assert (a.status, a.value) == ("answered", {"kind": "duration", "number": 10, "unit": "工作日"})
+
+
+def test_a_share_written_as_a_fraction_answers_how_many_and_what_proportion(kb_of):
+    doc = ("# 某小区专项维修资金使用规则\n\n## 第五条 表决\n\n"
+           "动用专项维修资金，应当经专有部分面积占比三分之二以上的业主同意。\n\n"
+           "## 第六条 公示\n\n使用方案应当在小区显著位置公示七日。\n")
+    kb = kb_of({"规则.md": doc})
+    a = kb.ask("动用专项维修资金需要多大比例的业主同意？")
+    assert (a.status, a.method) == ("answered", "template:number.fraction")
+    assert a.value == {"kind": "number", "number": 66.6667, "unit": "%", "fraction": [2, 3]}
+    b = kb.ask("动用专项维修资金需要多少业主同意？")  # a share answers "how many" too
+    assert (b.status, b.value["fraction"]) == ("answered", [2, 3])
