@@ -36,9 +36,15 @@ class Jurisdiction:
             p = self._title_place(d.get("title") or "")
             if p:
                 vocab.add(p)
+        # a place inside another (杭州 in 浙江): a document of the inner place in a folder named after the outer
+        self.within: dict[str, set[str]] = {}
         for d in docs:  # a folder named after a place (河南/郑州市…) adds that place
-            places = {self._title_place(d.get("title") or "")} - {None}
-            places |= {part for part in re.split(r"[/\\]", d.get("source") or "")[:-1] if part in vocab}
+            own = self._title_place(d.get("title") or "")
+            places = {own} - {None}
+            folders = {part for part in re.split(r"[/\\]", d.get("source") or "")[:-1] if part in vocab}
+            places |= folders
+            if own:
+                self.within.setdefault(own, set()).update(folders - {own})
             if places:
                 self.of_doc[d["doc_id"]] = frozenset(places)
         self.vocab = frozenset(vocab)
@@ -65,7 +71,9 @@ class Jurisdiction:
         mine = self.of_doc.get(doc_id)
         if not mine or not places:
             return "none"
-        return "same" if mine & set(places) else "other"
+        # 我住在杭州…: a regulation of 浙江, the province 杭州 lies in, governs there too
+        named = set(places).union(*(self.within.get(p, ()) for p in places))
+        return "same" if mine & named else "other"
 
 
 def place_suffixes(rules: Any) -> tuple[str, ...]:

@@ -21,12 +21,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pipeline import KnowledgeBase  # noqa: E402
-from pipeline.evaluate.score import score  # noqa: E402
+from pipeline.evaluate.score import includes, score  # noqa: E402
 from pipeline.orchestrator import AskSettings  # noqa: E402
 
 
 def norm(s: str) -> str:
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", s or ""))
+    from pipeline.evaluate.score import norm as score_norm
+    return score_norm(s or "")
 
 
 def holds(text: str, ev: str) -> bool:
@@ -43,6 +44,12 @@ def overlaps(sentence: str, ev: str) -> bool:
         return True
     k = min(10, len(s), len(ev))
     return any(ev[i:i + k] in s for i in range(0, max(1, len(ev) - k + 1), 3))
+
+
+def _would_be_right(q: dict, rejected: dict) -> bool:
+    """Would the refused extraction have been scored right (the answer text holds every gold item)?"""
+    text = norm(rejected.get("answer") or "")
+    return bool(q.get("must_include")) and all(includes(text, item) for item in q["must_include"])
 
 
 def funnel(kb, q, parser: bool):
@@ -69,6 +76,7 @@ def funnel(kb, q, parser: bool):
     return d, {"n_cands": len(cands), "cand_rank": cand_rank, "n_anchors": len(anchors), "anchor_rank": anchor_rank,
                "accepted": (ext.get("accepted") or {}).get("method"),
                "rejected": [(r["method"], r["why"][:60]) for r in rejected[:3]],
+               "rejected_right": [_would_be_right(q, r) for r in rejected[:3]],
                "qtype": (tr.get("analyze") or {}).get("qtype")}
 
 

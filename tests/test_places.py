@@ -16,7 +16,10 @@ def test_places_come_from_titles_and_place_folders():
     assert j.of_doc == {"a": {"河南"}, "b": {"郑州", "河南"}, "c": {"深圳"}}  # 广东 names no document
     assert j.named("我在郑州市开了个停车场，河南省的规定是什么？") == ["郑州", "河南"]
     assert j.named("城市维护项目怎么立项？") == []
-    assert [j.relation(d, ["郑州"]) for d in "abcde"] == ["other", "same", "other", "none", "none"]
+    # 郑州 lies in 河南 (its regulation sits in the 河南 folder): a 河南 regulation governs in 郑州 too; 深圳's does not
+    assert j.within == {"河南": set(), "郑州": {"河南"}, "深圳": set()}
+    assert [j.relation(d, ["郑州"]) for d in "abcde"] == ["same", "same", "other", "none", "none"]
+    assert [j.relation(d, ["河南"]) for d in "abc"] == ["same", "same", "other"]
     assert j.relation("a", []) == "none"
 
 

@@ -45,3 +45,9 @@ def test_a_share_written_as_a_fraction_answers_how_many_and_what_proportion(kb_o
     assert a.value == {"kind": "number", "number": 66.6667, "unit": "%", "fraction": [2, 3]}
     b = kb.ask("动用专项维修资金需要多少业主同意？")  # a share answers "how many" too
     assert (b.status, b.value["fraction"]) == ("answered", [2, 3])
+
+
+def test_digits_of_a_model_or_product_name_are_no_quantity():
+    assert _q("我在ho600做全职，已经干满两年了") == [(2, "年", "两年")]
+    assert _q("CH32V003的BOOT区有多大") == []
+    assert _q("5V供电，工作满10年") == [(5, "V", "5V"), (10, "年", "10年")]
