@@ -698,12 +698,16 @@ class Extractor:
         conds = [c[4] for c in range_conditions(sent) if _clause_at(sent, c[4]).endswith(CUES.words("condition.clause_end"))]
         kind = query.constraints.get("value_kind")
         kind_units = query.constraints.get("value_units") or []
+        ordinal = re.compile(f"(?:{_ordinal()})$")
         for t in self.templates():
             if (query.qtype not in t.types and kind not in t.also_kinds) or (t.value_kinds and kind not in t.value_kinds):
                 continue
             for value, span in t.apply(sent):
                 if not _unit_ok(query, value):
                     continue
+                if value.get("kind") in ("duration", "number", "money", "count") and \
+                        ordinal.search(sent, max(0, span[0] - 1), span[0]):
+                    continue  # 第二年, 第三项: an ordinal names which one, it is no quantity
                 if value.get("unit") in self._kind_only_units and value["unit"] not in kind_units:
                     continue  # 12位, 8字节: units the answer-kind grammar adds count only when the question asks them
                 if any(a <= span[0] < b or a < span[1] <= b for a, b in conds) and t.builder != "range":

@@ -51,3 +51,14 @@ def test_a_floor_is_no_upper_bound():
     assert condition_match(two, "在公路上执勤执法不得少于两人。", []) == 0.0
     assert _limit_check(two, "在公路上执勤执法不得少于两人。")[0] is True
     assert range_conditions("不满两人的")[0][1:3] == (float("-inf"), 2.0)
+
+
+def test_an_ordinal_is_no_quantity(kb_of):
+    # 第二年 says which year, not how long: a 几个月 question finds no duration in it, and takes the real one
+    kb = kb_of({"租赁合同.md": "# 门面租赁合同\n\n## 第四条 租金\n\n乙方每年6月1日前支付第二年的租金。\n\n"
+                             "## 第五条 押金\n\n乙方应于签约时交付相当于三个月租金的押金。\n"})
+    orch = kb.orchestrator
+    q = orch.analyzer.run("押金要交几个月的租金？")
+    assert orch.extractor._matches(q, "乙方每年6月1日前支付第二年的租金。") == []
+    values = [m[1] for m in orch.extractor._matches(q, "乙方应于签约时交付相当于三个月租金的押金。")]
+    assert values[0] == {"kind": "duration", "number": 3, "unit": "月"}
