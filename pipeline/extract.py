@@ -1132,8 +1132,11 @@ class Extractor:
     @strategy("who")
     def _s_who(self, query: Query, anchor: Anchor) -> Optional[Found]:
         kind, focus = query.constraints.get("value_kind"), query.constraints.get("focus")
+        recipient = CUES.rx("ask.recipient").search(query.text) is not None  # 向谁汇报: not who reports
         for t in self.templates():
             if "who" not in t.types or (t.value_kinds and kind not in t.value_kinds):
+                continue
+            if recipient and t.id in CUES.words("who.agent_templates"):
                 continue
             for value, span in t.apply(anchor.sentence.text):
                 if t.value_kinds and focus and not value["text"].endswith(focus) and \

@@ -17,3 +17,11 @@ def test_an_interrogative_in_the_providers_place_is_filled_from_the_provision(kb
 def test_no_answer_when_only_one_side_of_the_interrogative_is_in_the_provision(kb_of):
     a = kb_of({"物业服务管理办法.md": DOC}).ask("业主装修房屋，应当事先向谁申请审批？")
     assert a.status == "not_found"
+
+
+def test_a_question_asking_to_whom_is_not_answered_by_the_doer(kb_of):
+    # 向谁汇报 asks for the recipient (审计委员会), not for the body that does the work (内部审计部门负责…)
+    doc = ("# 某公司理财管理制度\n\n## 第十条 监督\n\n内部审计部门负责对理财项目的审计与监督。"
+           "内部审计部门应当每季度向审计委员会汇报一次检查情况。\n")
+    a = kb_of({"制度.md": doc}).ask("内部审计部门每季度要向谁汇报检查情况？")
+    assert (a.status, a.method, a.value) == ("answered", "template:who.place", {"kind": "text", "text": "审计委员会"})
