@@ -1156,7 +1156,7 @@ class Extractor:
         调查 ↔ 可以委托事故发生单位组织调查): the words between the question's context left and right of the
         interrogative, found in that order in the sentence, answer it. Both sides must match (at least
         ``cloze.min_context`` characters together) and the gap must be one short phrase."""
-        m = CUES.rx("cloze.interrogative").search(query.text)
+        m = CUES.rx("cloze.open_interrogative" if query.qtype == "open" else "cloze.interrogative").search(query.text)
         if not m:
             return None
         left = query.text[:m.start()]

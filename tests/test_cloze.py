@@ -25,3 +25,11 @@ def test_a_question_asking_to_whom_is_not_answered_by_the_doer(kb_of):
            "内部审计部门应当每季度向审计委员会汇报一次检查情况。\n")
     a = kb_of({"制度.md": doc}).ask("内部审计部门每季度要向谁汇报检查情况？")
     assert (a.status, a.method, a.value) == ("answered", "template:who.place", {"kind": "text", "text": "审计委员会"})
+
+
+def test_an_open_question_restating_the_provision_is_answered_by_cloze(kb_of):
+    # 以哪个版本为准 names no party, so the question is open; the provision says the same around its answer
+    doc = ("# 某开源许可证\n\n## 第九条 语言\n\n本许可证以中英文双语表述，中英文版本具有同等法律效力。"
+           "如果中英文版本存在任何冲突不一致，以中文版为准。\n")
+    a = kb_of({"许可证.md": doc}).ask("如果这个许可证的中文和英文文本不一致，以哪个为准？")
+    assert (a.status, a.method, a.value) == ("answered", "strategy:cloze", {"kind": "text", "text": "中文版"})
