@@ -77,7 +77,9 @@ def main() -> int:
         if rows_out:
             for q, a, r in zip(qs, answers, rows):
                 rows_out.write(json.dumps({"set": name, "q": q, "a": {k: a.get(k) for k in (
-                    "status", "answer", "value", "method", "confidence")}, "row": r}, ensure_ascii=False) + "\n")
+                    "status", "answer", "value", "method", "confidence")},
+                    "sources": [e.get("source") for e in a.get("evidence") or []], "row": r},
+                    ensure_ascii=False) + "\n")
     print(f"all {total}: right {right}, wrong {wrong}")
     return 0
 
