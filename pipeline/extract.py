@@ -1136,7 +1136,8 @@ class Extractor:
         for t in self.templates():
             if "who" not in t.types or (t.value_kinds and kind not in t.value_kinds):
                 continue
-            if recipient and t.id in CUES.words("who.agent_templates"):
+            if recipient and t.id in CUES.words("who.agent_templates") or \
+                    not recipient and t.id in CUES.words("who.recipient_templates"):
                 continue
             for value, span in t.apply(anchor.sentence.text):
                 if t.value_kinds and focus and not value["text"].endswith(focus) and \

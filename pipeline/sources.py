@@ -142,6 +142,22 @@ def _edition(num: str) -> tuple[tuple[int, str], ...]:
     return tuple(out)
 
 
+_LATIN_RUN = re.compile(r"[a-z0-9]{2,}")
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
+
+
+def _named_by_parts(inst: str, title: str, qk: str) -> bool:
+    """A product manual named by its parts (CH32V30x的IAP…使用说明 for 沁恒CH32V30x_IAP使用说明): every Latin run
+    of its title (not a bare number: a version) is in the question's key, and so is the last run of Chinese of
+    the instrument's key (the kind of document: 使用说明, 用户手册); only for names with a Latin run (a statute's
+    name is matched whole)."""
+    latin = [x for x in _LATIN_RUN.findall(fold(title).lower()) if not x.isdigit()]
+    han = _HAN_RUN.findall(inst)
+    if not latin or not han or sum(len(x) for x in latin) < 4:
+        return False
+    return all(x in qk for x in latin) and han[-1] in qk
+
+
 def instrument_key(name: str) -> str:
     """The name two versions of one instrument share: Simplified, no 中华人民共和国, no spacing or brackets."""
     k = fold(name)
@@ -413,7 +429,8 @@ class Sources:
         out = []
         for inst in self._groups:
             bare = _PLACE_PREFIX.sub("", inst)
-            if inst in qk or (len(bare) >= 4 and bare in qk):
+            title = self._profiles[self._groups[inst][-1]].title
+            if inst in qk or (len(bare) >= 4 and bare in qk) or _named_by_parts(inst, title, qk):
                 out.append(inst)
         return out
 

@@ -24,7 +24,7 @@ def test_a_question_asking_to_whom_is_not_answered_by_the_doer(kb_of):
     doc = ("# 某公司理财管理制度\n\n## 第十条 监督\n\n内部审计部门负责对理财项目的审计与监督。"
            "内部审计部门应当每季度向审计委员会汇报一次检查情况。\n")
     a = kb_of({"制度.md": doc}).ask("内部审计部门每季度要向谁汇报检查情况？")
-    assert (a.status, a.method, a.value) == ("answered", "template:who.place", {"kind": "text", "text": "审计委员会"})
+    assert (a.status, a.method, a.value) == ("answered", "template:who.recipient", {"kind": "text", "text": "审计委员会"})
 
 
 def test_an_open_question_restating_the_provision_is_answered_by_cloze(kb_of):
