@@ -16,6 +16,8 @@ _MD_LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 # front matter: --- on the first line, key: value lines, --- alone on a line (at most 60 lines between)
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\n((?:.*\n){0,60}?)---[ \t]*(?:\n|\Z)")
+_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|])")
 _FIELD = re.compile(r"^([^:：\s][^:：]{0,30})[:：]\s*(.*)$")
 
 
@@ -106,7 +108,8 @@ def _feed(builder: DocBuilder, lines: list[str], markdown: bool) -> None:
 
     def flush() -> None:
         if para:
-            builder.feed_line("".join(para) if _is_cjk_join(para) else " ".join(para))
+            text = "".join(para) if _is_cjk_join(para) else " ".join(para)
+            builder.feed_line(_plain_inline(text) if markdown else text)
             para.clear()
 
     i = 0
@@ -145,6 +148,11 @@ def _feed(builder: DocBuilder, lines: list[str], markdown: bool) -> None:
         para.append(line)
         i += 1
     flush()
+
+
+def _plain_inline(text: str) -> str:
+    """Markdown's inline marks off a paragraph: **bold** and __bold__ keep their words, \\( keeps its (."""
+    return _ESCAPE.sub(r"\1", _STRONG.sub(lambda m: m.group(1) or m.group(2), text))
 
 
 def _cells(line: str) -> list[str]:

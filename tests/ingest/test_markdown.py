@@ -120,3 +120,12 @@ def test_a_rule_that_opens_a_page_is_no_front_matter(tmp_path):
     doc = parse_file(p, "rule.md").document
     assert "header" not in doc.meta
     assert any("这是一段正文" in b.text for b in doc.blocks)
+
+
+def test_inline_bold_and_escapes_are_not_part_of_the_text(tmp_path):
+    p = tmp_path / "cla.md"
+    p.write_text("# 贡献者许可协议\n\n本协议中的“项目管理方”是**北京某某科技有限责任公司**。\n\n"
+                 "公司 **每月10日** 发薪，文档以纯文本形式\\(易读\\)编写，2 * 3 = 6。\n", encoding="utf-8")
+    doc = parse_file(p, "cla.md").document
+    assert [b.text for b in doc.blocks] == ["本协议中的“项目管理方”是北京某某科技有限责任公司。",
+                                            "公司 每月10日 发薪，文档以纯文本形式(易读)编写，2 * 3 = 6。"]
