@@ -1137,8 +1137,9 @@ class Extractor:
             if "who" not in t.types or (t.value_kinds and kind not in t.value_kinds):
                 continue
             if recipient and t.id in CUES.words("who.agent_templates") or \
-                    not recipient and t.id in CUES.words("who.recipient_templates"):
-                continue
+                    t.id in CUES.words("who.recipient_templates") and not (
+                        recipient and (t.asked is None or t.asked.search(query.text))):
+                continue  # 向谁汇报 takes the one reported to; 交给谁来行使 asks who exercises, not to whom one reports
             for value, span in t.apply(anchor.sentence.text):
                 if t.value_kinds and focus and not value["text"].endswith(focus) and \
                         (focus not in self.kinds.any_agent_nouns() or span[0] > 0):
