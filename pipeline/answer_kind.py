@@ -65,6 +65,7 @@ class AnswerKindGrammar:
         self._inter_rx = None
         self._share_rx = None
         self._before_rx = None
+        self._between_rx = None
         self._asks: list[tuple[str, dict]] = []
         self._share_rule: Optional[dict] = None
         self.after_gap = 3
@@ -100,6 +101,8 @@ class AnswerKindGrammar:
             link = settings.get("before_link")
             self._before_rx = regex.compile(re.sub(r"\s+", "", str(link))) if link else None
             self.after_gap = int(settings.get("after_gap", 3))
+            between = settings.get("after_between")
+            self._between_rx = regex.compile(str(between)) if between else None
             self.before_gap = int(settings.get("before_gap", 8))
             self.refines = frozenset(str(x) for x in settings.get("refines") or [])
             self.any_agent = frozenset(str(x) for x in settings.get("any_agent") or [])
@@ -154,6 +157,8 @@ class AnswerKindGrammar:
                 if m.start() >= b:  # 什么费率: the noun follows the interrogative
                     gap, how = m.start() - b, "after"
                     limit = self.after_gap
+                    if self._between_rx is not None and not self._between_rx.match(text[b:m.start()]):
+                        continue  # 什么程度公司: the interrogative attaches to 程度, not to 公司
                 elif m.end() <= a and (r.get("link") != "after" or text[m.end():a] in self.after_link_words):  # 电压应设为多少
                     gap, how = a - m.end(), "before"
                     limit = self.before_gap
