@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional
 
 import regex
 
+from . import cues as _cues
 from .answer_kind import AnswerKindGrammar
 from .numbers import (NUM, VALUES, canonical_unit, cn_number, find_quantities, grounded, mask_long_numerals,
                       norm_for_match, unit_alternation)
@@ -996,6 +997,42 @@ class Extractor:
         return Found(value={"kind": "text", "text": answer}, answer=answer, method=f"strategy:{query.qtype}.sentence",
                      anchor=anchor, evidence=evidence, score=0.3, reasons=["匹配模式：引用条款原文"])
 
+    @strategy("enumeration")
+    def _s_enumeration(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """An enumeration inside the sentence (应当具备语音、大字、盲文等无障碍功能; 包括：名称、营业场所、负责人): its
+        items, when they are three or more (two with 和/及/或 joining the last), as a list value with the sentence."""
+        sent = anchor.sentence.text
+        if _COMPARE_ASK.search(query.text):
+            return None  # a comparison of versions quotes each version's provision whole
+        best = None
+        for m in CUES.rx("enumeration.run").finditer(sent):
+            items = [x for x in re.split(CUES.rx("enumeration.separator").pattern, m.group(0)) if x]
+            # the asked enumeration is the one whose items the question does not already name (银行、医院 of 银行的
+            # 自助取款机、医院的… are the setting; 语音、大字、盲文 the answer)
+            new_items = sum(1 for x in items if x.strip() and x.strip()[-2:] not in query.text)
+            # …and whose last item runs on into what the question asks about (…历史文化保护等方面的事项 / 哪些方面的事项)
+            after = items[-1][-6:] + sent[m.end():m.end() + 6]
+            linked = any(after[i:i + 2] in query.text for i in range(len(after) - 1))
+            score = new_items + (3 if linked else 0)
+            if len(items) >= 3 and (best is None or score > best[2]):
+                best = (m, items, score)
+        if best is None:
+            return None
+        m, items, _ = best
+        lead = CUES.rx("enumeration.lead").search(items[0])
+        if lead:  # 应当具备语音 → 语音: the words before the enumeration's verb are not its first item
+            items[0] = items[0][lead.end():]
+        tail = CUES.rx("enumeration.tail").search(items[-1])
+        if tail:  # 盲文等无障碍功能 → 盲文
+            items[-1] = items[-1][:tail.start()]
+        items = [x.strip() for x in items if 1 <= len(x.strip()) <= 20]
+        if len(items) < 3:
+            return None
+        clause = _clause_at(sent, m.span())
+        return Found(value={"kind": "list", "items": items}, answer=sent if len(sent) <= 120 else clause,
+                     method="strategy:list.enumeration", anchor=anchor, evidence=[self._ev(anchor)], score=0.5,
+                     reasons=[f"匹配模式：list.enumeration（句内列举 {len(items)} 项）"])
+
     @strategy("table")
     def _s_table(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """Row header × column header → cell: the rows whose key cell the question names (额定扭矩), the
@@ -1396,6 +1433,9 @@ def _unit_ok(query: Query, value: dict) -> bool:
         if CUES.rx(r["id"]).search(asked):
             return unit in [str(u) for u in r.get("accepts") or [r["unit"]]]
     return True
+
+
+_COMPARE_ASK = re.compile(_cues.pattern("compare.asking_clause"))
 
 
 def _yesno_word(yes: bool) -> str:

@@ -9,3 +9,14 @@ def test_a_quoted_term_in_a_numbered_item_is_defined(kb_of):
     assert a.status == "answered"
     assert a.value == {"kind": "text", "text": "专项用于住宅共用部位、共用设施设备保修期满后的维修和更新、改造的资金"}
     assert a.method == "template:definition.is"
+
+
+def test_an_enumeration_inside_a_sentence_answers_a_list_question(kb_of):
+    doc = ("# 某市无障碍环境建设条例\n\n## 第二十条 公共服务\n\n银行、医院、车站等场所的自助公共服务终端设备，"
+           "应当具备语音、大字、盲文等无障碍功能。\n\n## 第二十一条 登记\n\n分支机构的登记事项包括：名称、营业场所、负责人、经营范围。\n")
+    kb = kb_of({"条例.md": doc})
+    a = kb.ask("银行和医院的自助终端设备，必须具备哪些无障碍功能？")
+    assert (a.status, a.method) == ("answered", "strategy:list.enumeration")
+    assert a.value == {"kind": "list", "items": ["语音", "大字", "盲文"]}  # the setting's 银行、医院 is no answer
+    b = kb.ask("分支机构的登记事项包括哪些？")
+    assert b.value == {"kind": "list", "items": ["名称", "营业场所", "负责人", "经营范围"]}
