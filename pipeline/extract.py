@@ -554,6 +554,7 @@ class Extractor:
         self._plans_version = -1
         self._cues_version = -1
         self._cues: Optional[Cues] = None
+        self._citing_cache: dict[tuple, list] = {}  # (doc, article, store generation) -> sentences citing it
 
     def templates(self) -> list[Template]:
         if self._version != self.rules.version:
@@ -996,6 +997,52 @@ class Extractor:
         answer = sent + extra
         return Found(value={"kind": "text", "text": answer}, answer=answer, method=f"strategy:{query.qtype}.sentence",
                      anchor=anchor, evidence=evidence, score=0.3, reasons=["匹配模式：引用条款原文"])
+
+    @strategy("penalty")
+    def _s_penalty(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """违反…怎么罚: the anchor states the duty (电动自行车驾驶人应当佩戴安全头盔, its 第十七条), the penalty sits in
+        another article that cites it (违反本条例第十七条…规定的，…处…罚款): that article's figure, with both
+        sentences as evidence."""
+        blk = anchor.candidate.block
+        if not blk.clause or not CUES.rx("ask.penalty").search(query.text):
+            return None
+        for b, sent in self._citing(blk.doc_id, blk.clause):
+            shifted = Anchor(candidate=Candidate(block=b, title=anchor.candidate.title, source=anchor.candidate.source,
+                                                 score=anchor.candidate.score, breakdown={}),
+                             sentence=sent, score=anchor.score, pattern=None, details={})
+            f = self._s_templates(query, shifted)
+            if f is None:
+                continue
+            f.evidence.append(self._ev(anchor))
+            f.score -= 0.1
+            f.reasons.append(f"罚则：{blk.clause}规定的义务，罚则见引用它的{b.clause or '条款'}")
+            return f
+        return None
+
+    def _citing(self, doc_id: str, label: str) -> list[tuple[Block, Sentence]]:
+        """The sentences of the document that cite article ``label`` as violated (违反本条例第十七条规定的…)."""
+        key = (doc_id, label, self.store.generation)
+        hit = self._citing_cache.get(key)
+        if hit is not None:
+            return hit
+        out = []
+        for b in self.store.doc_blocks(doc_id):
+            if label not in b.text or b.clause == label:
+                continue
+            for sent in split_sentences(b.text):
+                i = sent.text.find(label)
+                if i < 0 or not CUES.rx("penalty.violation").search(sent.text[:i]):
+                    continue
+                # the part of the sentence that is about this article: from its 违反… to the next 违反
+                start = sent.text.rfind(CUES.word("penalty.violation_word"), 0, i)
+                nxt = sent.text.find(CUES.word("penalty.violation_word"), i)
+                end = nxt if nxt > i else len(sent.text)
+                part = sent.text[max(0, start):end]
+                out.append((b, Sentence(part, sent.start + max(0, start), sent.start + end)))
+        if len(self._citing_cache) > 256:
+            self._citing_cache.clear()
+        self._citing_cache[key] = out[:4]
+        return out[:4]
 
     @strategy("enumeration")
     def _s_enumeration(self, query: Query, anchor: Anchor) -> Optional[Found]:

@@ -62,3 +62,19 @@ def test_an_ordinal_is_no_quantity(kb_of):
     assert orch.extractor._matches(q, "乙方每年6月1日前支付第二年的租金。") == []
     values = [m[1] for m in orch.extractor._matches(q, "乙方应于签约时交付相当于三个月租金的押金。")]
     assert values[0] == {"kind": "duration", "number": 3, "unit": "月"}
+
+
+def test_a_penalty_for_a_duty_is_read_from_the_article_that_cites_it(kb_of):
+    # the duty (第五条) shares the question's words; the figure is in 第九条, which cites it as violated
+    doc = ("# 某市非机动车管理条例\n\n## 第五条 头盔\n\n电动自行车驾驶人应当佩戴安全头盔。\n\n"
+           "## 第九条 罚则\n\n违反本条例第四条规定的，处一百元罚款；违反本条例第五条规定，未佩戴安全头盔的，"
+           "由公安机关交通管理部门处警告或者二十元以上五十元以下罚款。\n")
+    kb = kb_of({"条例.md": doc})
+    orch = kb.orchestrator
+    q = orch.analyzer.run("电动自行车驾驶人没戴安全头盔会怎么罚？")
+    anchor = next(a for a in orch._anchors(q, orch.prefilter.run(q)) if a.sentence.text.startswith("电动自行车驾驶人"))
+    f = orch.extractor._s_penalty(q, anchor)
+    assert (f.method, f.value) == ("template:money.range", {"kind": "range", "min": 20, "max": 50, "unit": "元"})
+    assert [s.text for _, s, _, _ in f.evidence] == [
+        "违反本条例第五条规定，未佩戴安全头盔的，由公安机关交通管理部门处警告或者二十元以上五十元以下罚款。",
+        "电动自行车驾驶人应当佩戴安全头盔。"]
