@@ -313,6 +313,9 @@ BUILDERS: dict[str, Callable[[dict], Optional[dict]]] = {
 }
 
 
+_AFTER_LETTER = re.compile(r"[A-Za-z]")
+
+
 @dataclass
 class Template:
     id: str
@@ -331,6 +334,9 @@ class Template:
         closed, where = close_figures(text)  # 享有 3 日: the figure and its unit read as one
         for m in self.rx.finditer(closed):
             groups = {k: v for k, v in m.groupdict().items() if v is not None}
+            n = next((k for k in ("num", "min", "den") if groups.get(k)), None)
+            if n and groups[n][0].isdigit() and _AFTER_LETTER.match(closed, max(0, m.start(n) - 1)) and m.start(n) > 0:
+                continue  # CH32V003, ho600: the digits of a model or product name are no figure (32V is no voltage)
             value = BUILDERS[self.builder](groups)
             if value is not None:
                 out.append((value, span_back(where, m.span())))

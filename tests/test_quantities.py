@@ -51,3 +51,10 @@ def test_digits_of_a_model_or_product_name_are_no_quantity():
     assert _q("我在ho600做全职，已经干满两年了") == [(2, "年", "两年")]
     assert _q("CH32V003的BOOT区有多大") == []
     assert _q("5V供电，工作满10年") == [(5, "V", "5V"), (10, "年", "10年")]
+
+
+def test_templates_do_not_read_the_digits_of_a_model_name(kb_of):
+    kb = kb_of({"手册.md": "# 评估板说明\n\n## 供电\n\nCH32V003评估板使用5V供电。\n"})
+    q = kb.orchestrator.analyzer.run("评估板用多少V供电？")
+    values = [m[1] for m in kb.orchestrator.extractor._matches(q, "CH32V003评估板使用5V供电。")]
+    assert values and all(v["number"] == 5 for v in values)  # 32V of CH32V003 is no voltage
