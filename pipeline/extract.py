@@ -14,14 +14,15 @@ from fractions import Fraction
 import re
 import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Optional
 
 import regex
 
 from . import cues as _cues
 from .answer_kind import AnswerKindGrammar
-from .numbers import (NUM, VALUES, canonical_unit, cn_number, find_quantities, grounded, mask_long_numerals,
-                      norm_for_match, unit_alternation)
+from .numbers import (NUM, VALUES, canonical_unit, cn_number, find_quantities, grounded, in_name,
+                      mask_long_numerals, norm_for_match, unit_alternation)
 from .rules import Field, RuleSet, load_rule_file, register_regex, register_schema, strip_lines
 from .store import Store
 from .text import block_sentences, cited_articles, close_figures, span_back, split_sentences, strip_asides
@@ -313,9 +314,6 @@ BUILDERS: dict[str, Callable[[dict], Optional[dict]]] = {
 }
 
 
-_AFTER_LETTER = re.compile(r"[A-Za-z]")
-
-
 @dataclass
 class Template:
     id: str
@@ -335,7 +333,7 @@ class Template:
         for m in self.rx.finditer(closed):
             groups = {k: v for k, v in m.groupdict().items() if v is not None}
             n = next((k for k in ("num", "min", "den") if groups.get(k)), None)
-            if n and groups[n][0].isdigit() and _AFTER_LETTER.match(closed, max(0, m.start(n) - 1)) and m.start(n) > 0:
+            if n and in_name(closed, m.start(n)):
                 continue  # CH32V003, ho600: the digits of a model or product name are no figure (32V is no voltage)
             value = BUILDERS[self.builder](groups)
             if value is not None:
@@ -706,7 +704,7 @@ class Extractor:
         conds = [c[4] for c in range_conditions(sent) if _clause_at(sent, c[4]).endswith(CUES.words("condition.clause_end"))]
         kind = query.constraints.get("value_kind")
         kind_units = query.constraints.get("value_units") or []
-        ordinal = re.compile(f"(?:{_ordinal()})$")
+        ordinal = _ordinal_end(_ordinal())
         for t in self.templates():
             if (query.qtype not in t.types and kind not in t.also_kinds) or (t.value_kinds and kind not in t.value_kinds):
                 continue
@@ -1055,7 +1053,7 @@ class Extractor:
         """An enumeration inside the sentence (应当具备语音、大字、盲文等无障碍功能; 包括：名称、营业场所、负责人): its
         items, when they are three or more (two with 和/及/或 joining the last), as a list value with the sentence."""
         sent = anchor.sentence.text
-        if _COMPARE_ASK.search(query.text):
+        if COMPARE_ASK.search(query.text):
             return None  # a comparison of versions quotes each version's provision whole
         best = None
         for m in CUES.rx("enumeration.run").finditer(sent):
@@ -1223,13 +1221,14 @@ class Extractor:
     def _s_who(self, query: Query, anchor: Anchor) -> Optional[Found]:
         kind, focus = query.constraints.get("value_kind"), query.constraints.get("focus")
         recipient = CUES.rx("ask.recipient").search(query.text) is not None  # 向谁汇报: not who reports
+        agents, recipients = CUES.words("who.agent_templates"), CUES.words("who.recipient_templates")
         for t in self.templates():
             if "who" not in t.types or (t.value_kinds and kind not in t.value_kinds):
                 continue
-            if recipient and t.id in CUES.words("who.agent_templates") or \
-                    t.id in CUES.words("who.recipient_templates") and not (
-                        recipient and (t.asked is None or t.asked.search(query.text))):
-                continue  # 向谁汇报 takes the one reported to; 交给谁来行使 asks who exercises, not to whom one reports
+            if recipient and t.id in agents:
+                continue  # 向谁汇报 takes the one reported to, not the doer
+            if t.id in recipients and not (recipient and (t.asked is None or t.asked.search(query.text))):
+                continue  # …and only then: 交给谁来行使 asks who exercises, not to whom one reports
             for value, span in t.apply(anchor.sentence.text):
                 if t.value_kinds and focus and not value["text"].endswith(focus) and \
                         (focus not in self.kinds.any_agent_nouns() or span[0] > 0):
@@ -1462,10 +1461,9 @@ def _unit_ok(query: Query, value: dict) -> bool:
     asked = query.constraints.get("asked_clause") or query.text
     asks_rate = CUES.rx("ask.rate").search(asked)
     kind_units = query.constraints.get("value_units")
-    if value.get("fraction") and not kind_units or value.get("fraction") and "%" in kind_units:
+    if value.get("fraction") and (not kind_units or "%" in kind_units
+                                  or query.constraints.get("value_kind") == "headcount"):
         return True  # 三分之二以上的业主: a share answers how many, and what proportion
-    if value.get("fraction") and kind_units and query.constraints.get("value_kind") == "headcount":
-        return True
     if kind_units:  # the answer-kind grammar says which units an answer may carry (费率 → %, 电压 → V)
         if value.get("kind") in ("number", "range", "money", "duration") and canonical_unit(unit or "") not in kind_units:
             return False
@@ -1488,7 +1486,7 @@ def _unit_ok(query: Query, value: dict) -> bool:
     return True
 
 
-_COMPARE_ASK = re.compile(_cues.pattern("compare.asking_clause"))
+COMPARE_ASK = re.compile(_cues.pattern("compare.asking_clause"))  # the clause asking how versions differ
 
 
 def _yesno_word(yes: bool) -> str:
@@ -1499,6 +1497,12 @@ def _yesno_word(yes: bool) -> str:
 def _item_text(text: str) -> str:
     """A list item as a value: without its bullet (- / • / *) and closing punctuation."""
     return re.sub(r"[；;。]$", "", re.sub(r"^\s*[-•*·]\s*", "", text))
+
+
+@lru_cache(maxsize=8)
+def _ordinal_end(mark: str) -> "re.Pattern[str]":
+    """The ordinal mark as the end of a text (第 right before a number: 第二年)."""
+    return re.compile(f"(?:{mark})$")
 
 
 def _ordinal() -> str:

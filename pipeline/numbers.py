@@ -38,7 +38,7 @@ _ONE_BEFORE = str(VALUES["one_word_before"])
 _ONE = CN_DIGITS[2]
 _FOLD = {str(k): str(v) for k, v in VALUES["fold"].items()}
 _GROUNDING_FOLD = {str(k): str(v) for k, v in VALUES["grounding_fold"].items()}
-_IN_NAME = re.compile(r"[A-Za-z][0-9]")  # a Latin letter right before the digits: a model or product name
+_LETTER = re.compile(r"[A-Za-z]")
 _SCALE_RX = re.compile(rf"(\d+(?:\.\d+)?)([{CN_DIGITS[-2:]}])")
 _SCALED = re.compile(rf"(\d+(?:\.\d+)?)({'|'.join(CN_DIGITS[-2:])})")
 
@@ -75,6 +75,11 @@ def canonical_unit(unit: str) -> str:
     return _FOLD.get(u, u)
 
 
+def in_name(text: str, start: int) -> bool:
+    """Are the digits at ``start`` part of a model or product name (a Latin letter right before: CH32V003, ho600)?"""
+    return start > 0 and text[start:start + 1].isdigit() and _LETTER.match(text, start - 1) is not None
+
+
 def find_quantities(text: str) -> list[dict[str, Any]]:
     """Numbers with their units in ``text``: [{'number', 'unit', 'text', 'start', 'end'}]."""
     out = []
@@ -86,7 +91,7 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
             continue  # 同一个, 统一, 唯一: words, not quantities
         if not m.group(3) and not m.group(1) and not re.search(r"\d", num):
             continue  # a bare Chinese numeral without unit is usually a word (十分, 一些…)
-        if num[0].isdigit() and _IN_NAME.search(text, max(0, m.start(2) - 1), m.start(2) + 1) and not m.group(1):
+        if not m.group(1) and in_name(text, m.start(2)):
             continue  # ho600, CH32V003, WCH-Link2: digits of a name or model, not a quantity
         value = cn_number(num)
         if value is None:

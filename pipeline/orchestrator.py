@@ -19,7 +19,7 @@ from .anchors import coverage, lexical_anchors
 from .embed import annotate_similarity
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
-from .extract import ExtractSettings, Extractor, Found, condition_match, phrase_bonus, render_value
+from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, condition_match, phrase_bonus, render_value
 from .numbers import grounded, norm_for_match
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
@@ -39,7 +39,6 @@ REFUSAL = "拒答："
 # how the reasoning names each question type: rules/pipeline_cues.yaml reasoning.type_names
 TYPE_NAMES: dict[str, str] = {str(k): str(v) for k, v in cues.table("reasoning.type_names").items()}
 # cue patterns (rules/pipeline_cues.yaml), compiled once at import
-_COMPARE_ASK = re.compile(cues.pattern("compare.asking_clause"))
 _COMPARE_VERSION = re.compile(cues.pattern("compare.version_clause"))
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
 _YEAR_UNIT = cues.text("figure.year_unit")
@@ -539,7 +538,7 @@ class Orchestrator:
         return out, timings
 
     def _sub_type(self, question: str) -> str:
-        stripped = _COMPARE_ASK.sub("", question)
+        stripped = COMPARE_ASK.sub("", question)
         stripped = _COMPARE_VERSION.sub("", stripped)
         qt, _ = self.analyzer.qtype(stripped or question)
         return "open" if qt == "compare" else qt

@@ -20,6 +20,7 @@ from . import cues
 from .anchors import coverage
 from .config import shipped_dir
 from .errors import LoopAgentError
+from .extract import _holds
 from .numbers import canonical_unit
 from .types import Query
 
@@ -84,7 +85,7 @@ def extract_features(query: Query, value: dict, evidence_text: str, text: str, c
     in_question = 1.0 if isinstance(v, (int, float)) and float(v) in numbers else 0.0
     # the heaviest question words: does the evidence sentence hold the heaviest half of them by weight?
     heavy = sorted(query.weights.items(), key=lambda kv: -kv[1])[: max(1, len(query.weights) // 2)]
-    lead = sum(w for t, w in heavy if _held(query, t, evidence_text)) / max(1e-9, sum(w for _, w in heavy))
+    lead = sum(w for t, w in heavy if _holds(query, t, evidence_text)) / max(1e-9, sum(w for _, w in heavy))
     return {"coverage": round(cov, 4), "asked_coverage": round(asked_cov, 4), "focus_in_evidence": focus_in,
             "kind_match": kind, "priority": (priority / 100.0) if priority is not None else 0.5,
             "situation": 1.0 if situation else 0.0,
@@ -97,10 +98,6 @@ def extract_features(query: Query, value: dict, evidence_text: str, text: str, c
             "yesno": 1.0 if query.qtype == "yesno" else 0.0,
             "question_terms": round(min(len(query.weights), 12) / 12.0, 4),
             "lead_share": round(lead, 4)}
-
-
-def _held(query: Query, term: str, text: str) -> bool:
-    return any(w in text for w in [term] + list(query.expansions.get(term, [])))
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,7 @@ usage: scripts/diagnose.py --db STORE --sets A.jsonl,B.jsonl [--rows OUT.jsonl] 
 """
 import argparse
 import json
-import re
 import sys
-import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -21,12 +19,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pipeline import KnowledgeBase  # noqa: E402
-from pipeline.evaluate.score import includes, score  # noqa: E402
+from pipeline.evaluate.score import includes, norm as score_norm, score  # noqa: E402
+from pipeline.fold import fold  # noqa: E402
 from pipeline.orchestrator import AskSettings  # noqa: E402
 
 
 def norm(s: str) -> str:
-    from pipeline.evaluate.score import norm as score_norm
     return score_norm(s or "")
 
 
@@ -52,7 +50,7 @@ def _would_be_right(q: dict, rejected: dict) -> bool:
     return bool(q.get("must_include")) and all(includes(text, item) for item in q["must_include"])
 
 
-def funnel(kb, q, parser: bool):
+def funnel(kb, q):
     a = kb.ask(q["question"], id=q["id"], trace=True)
     d = a.to_dict()
     tr = getattr(a, "trace", None) or {}
@@ -68,7 +66,6 @@ def funnel(kb, q, parser: bool):
             cand_rank = i
             break
     anchors = (tr.get("syntax") or {}).get("anchors") or []
-    from pipeline.fold import fold
     evs_f = [fold(e) for e in evs]
     anchor_rank = next((i for i, x in enumerate(anchors) if any(overlaps(x["text"], e) for e in evs + evs_f)), None)
     ext = tr.get("extract") or {}
@@ -94,7 +91,7 @@ def main() -> int:
         qs = [json.loads(x) for x in open(path, encoding="utf-8") if x.strip()]
         answers, infos = [], []
         for q in qs:
-            d, info = funnel(kb, q, args.parser == "on")
+            d, info = funnel(kb, q)
             answers.append(d)
             infos.append(info)
         rows = score(qs, answers)

@@ -41,21 +41,8 @@ SHARED = ROOT.parent / "shared" / "eval"
 NAMES = list(FEATURES)
 
 
-# sealed sets that have been scored once (docs/benchmarks.md) are training data from then on; a set not
-# listed here has not been scored and is never read
-SCORED_SEALED = tuple(f"s{i}" for i in range(1, 17))
-# the sets over the dev corpus; every other set is asked against the training corpus's store (--train-db)
-DEV_CORPUS = ("dev", "set1", "set2", "set3", "set4")
-
-
-def set_path(name: str) -> Path:
-    if name == "dev":
-        return SHARED / "dev" / "questions.jsonl"
-    if name in SCORED_SEALED:
-        return ROOT / "tests" / "data" / "sealed" / name / "questions.jsonl"
-    if (ROOT / "tests" / "data" / "practice" / name).is_dir():
-        return ROOT / "tests" / "data" / "practice" / name / "questions.jsonl"
-    return ROOT / "tests" / "data" / "fresh" / f"{name}.jsonl"
+# which sets are training data and where they are: one table, in eval_sets (beside this script)
+from eval_sets import DEV_CORPUS, SCORED_SEALED, set_path  # noqa: E402
 
 
 def collect(db: str, sets: list[str], embed: str = "off", train_db: str = "") -> list[dict]:
