@@ -174,6 +174,7 @@ class QueryAnalyzer:
         question = fold(question)  # 協定/終止 asked in Traditional characters match as Simplified
         q = Query(text=question)
         asked = asked_clause(question)
+        q.constraints["asks"] = ask_count(question)
         if asked:
             q.constraints["asked_clause"] = asked
         q.qtype, rule_id = self.qtype(question, asked)
@@ -402,6 +403,11 @@ class QueryAnalyzer:
 
 
 
+
+
+def ask_count(question: str) -> int:
+    """How many sentences of the question ask (最少几个人？要不要亮证？ → 2); at least 1."""
+    return max(1, sum(1 for a in re.split(r"[？?]", strip_asides(question, "")) if a.strip() and _ASKING.search(a)))
 
 
 def asked_clause(question: str) -> Optional[str]:

@@ -515,6 +515,7 @@ class Found:
     exact: bool = False  # matched the question's own words exactly (a named document): no coverage gate
     rank: int = 0  # the rank of its anchor among stage 2's anchors
     refused: str = ""  # why the gate refused it: "identifier" (a model number the question names is missing), "named"
+    similarity: str = ""  # the gate's meaning check under the coverage bar, in words (empty: not made)
 
 
 # --- strategies: registered components (spaCy-registry style) -----------------------------
