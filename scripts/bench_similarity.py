@@ -1,0 +1,79 @@
+"""What the gate's meaning check costs: warm latency and peak RSS with AskSettings.min_similarity on and off.
+
+Each mode runs in its own fresh process over the same store and questions, asked twice (pass 1 embeds
+every checked sentence for the first time; pass 2 is warm, its vectors cached), alternating modes ``--runs``
+times; the report gives medians and the on / off ratios.
+
+    python scripts/bench_similarity.py --db STORE --questions a.jsonl,b.jsonl [--runs 3]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+from pipeline import KnowledgeBase
+from pipeline.orchestrator import AskSettings
+qs = []
+for path in {paths!r}:
+    qs += [json.loads(x)["question"] for x in open(path, encoding="utf-8") if x.strip()]
+kb = KnowledgeBase({db!r}, settings=AskSettings(min_similarity={bar!r}))
+first = []
+for q in qs:  # pass 1: every sentence is embedded for the first time (the model loads at the first check)
+    t = time.perf_counter()
+    kb.ask(q)
+    first.append((time.perf_counter() - t) * 1000)
+first = sorted(first[1:])
+times, checked = [], 0
+for q in qs:
+    t = time.perf_counter()
+    a = kb.ask(q)
+    times.append((time.perf_counter() - t) * 1000)
+    checked += any("语义相似度" in r for r in a.reasoning)
+times.sort()
+print(json.dumps({{"first_p50": first[len(first) // 2], "first_p95": first[int(len(first) * 0.95)],
+                  "p50": times[len(times) // 2], "p95": times[int(len(times) * 0.95)], "max": times[-1],
+                  "n": len(times), "checked": checked,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def run(db: str, paths: list[str], bar: float) -> dict:
+    code = CHILD.format(root=str(ROOT), paths=paths, db=db, bar=bar)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--questions", required=True, help="comma-separated JSONL files with a question field")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--bar", type=float, default=0.94)
+    args = ap.parse_args()
+    paths = args.questions.split(",")
+    res: dict[str, list[dict]] = {"off": [], "on": []}
+    for _ in range(args.runs):
+        res["off"].append(run(args.db, paths, 0.0))
+        res["on"].append(run(args.db, paths, args.bar))
+    med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for m, rs in res.items()}
+    print(f"{med['on']['n']:.0f} questions, {args.runs} alternating runs per mode; "
+          f"the check ran on {med['on']['checked']:.0f} of them")
+    print("| figure | off | on | ratio |\n|---|---|---|---|")
+    for k, label in (("first_p50", "pass 1 p50 ms (new sentences)"), ("first_p95", "pass 1 p95 ms"),
+                     ("p50", "warm p50 ms (pass 2, vectors cached)"), ("p95", "warm p95 ms"), ("max", "warm max ms"),
+                     ("rss_mb", "peak RSS MB")):
+        print(f"| {label} | {med['off'][k]:.1f} | {med['on'][k]:.1f} | {med['on'][k] / med['off'][k]:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
