@@ -706,11 +706,13 @@ class Extractor:
         kind = query.constraints.get("value_kind")
         kind_units = query.constraints.get("value_units") or []
         ordinal = _ordinal_end(_ordinal())
+        multipart = is_multipart(query.text)
         for t in self.templates():
             if (query.qtype not in t.types and kind not in t.also_kinds) or (t.value_kinds and kind not in t.value_kinds):
                 continue
             for value, span in t.apply(sent):
-                if not _unit_ok(query, value):
+                bare_ok = not multipart and _focus_just_before(query, sent, span)
+                if not _unit_ok(query, value, bare_ok=bare_ok):
                     continue
                 if value.get("kind") in ("duration", "number", "money", "count") and \
                         ordinal.search(sent, max(0, span[0] - 1), span[0]):
@@ -1451,8 +1453,18 @@ def _direction_conflict(question: str, around: str) -> bool:
     return ask_max != says_max
 
 
-def _unit_ok(query: Query, value: dict) -> bool:
-    """A value whose unit contradicts what the question asks for (几个月 vs 日, 预扣率 vs 元) is not an answer."""
+def _focus_just_before(query: Query, sent: str, span: tuple[int, int]) -> bool:
+    """Is the asked value noun written right before the value (默认波特率为57600 for 波特率是多少)?"""
+    focus = query.constraints.get("focus")
+    if not focus:
+        return False
+    head = sent[max(0, span[0] - len(focus) - 4):span[1]]  # a template's span may start at its cue (默认波特率为…)
+    return any(w in head for w in [focus] + list(query.expansions.get(focus, [])))
+
+
+def _unit_ok(query: Query, value: dict, bare_ok: bool = False) -> bool:
+    """A value whose unit contradicts what the question asks for (几个月 vs 日, 预扣率 vs 元) is not an answer.
+    ``bare_ok``: a number without a unit right after the asked value noun (波特率为57600) may answer."""
     unit = value.get("unit")
     is_ref = value.get("kind") == "text" and str(value.get("text", "")).endswith(CUES.words("unit.article_ref"))
     if is_ref != bool(CUES.rx("ask.article").search(query.text)):
@@ -1466,7 +1478,8 @@ def _unit_ok(query: Query, value: dict) -> bool:
                                   or query.constraints.get("value_kind") == "headcount"):
         return True  # 三分之二以上的业主: a share answers how many, and what proportion
     if kind_units:  # the answer-kind grammar says which units an answer may carry (费率 → %, 电压 → V)
-        if value.get("kind") in ("number", "range", "money", "duration") and canonical_unit(unit or "") not in kind_units:
+        if value.get("kind") in ("number", "range", "money", "duration") and canonical_unit(unit or "") not in kind_units \
+                and not (bare_ok and not unit and value.get("kind") == "number"):
             return False
     elif asks_rate and value.get("kind") in ("money", "number", "range", "duration") \
             and unit not in CUES.words("unit.rate"):

@@ -1,0 +1,37 @@
+"""Datasheet and manual values: sizes, rates and frequencies with Latin units, the size of a whole thing asked
+with 一共, and a bare number written right after the asked value noun."""
+DOC = ("# 某型号单片机数据手册\n\n## 存储器\n\n引导区大小为 3072Byte，用户闪存容量为 32KB。\n\n"
+       "## 时钟\n\n系统主频最高可达 72MHz。\n\n"
+       "## 通信接口\n\n调试串口的默认波特率为115200，可在配置工具中修改。\n\n"
+       "## 看门狗\n\n看门狗的默认超时值为2000，单位由预分频决定；喂狗间隔默认为500。\n")
+
+
+def test_a_size_in_bytes_answers_how_big_the_whole_area_is(kb_of):
+    a = kb_of({"手册.md": DOC}).ask("引导区一共有多大？")
+    assert a.status == "answered"
+    assert a.value == {"kind": "number", "number": 3072, "unit": "Byte"}
+    assert a.evidence[0].text == "引导区大小为 3072Byte，用户闪存容量为 32KB。"
+
+
+def test_a_capacity_asked_with_its_noun_takes_the_kb_value(kb_of):
+    a = kb_of({"手册.md": DOC}).ask("用户闪存容量有多大？")
+    assert (a.status, a.value) == ("answered", {"kind": "number", "number": 32, "unit": "KB"})
+
+
+def test_a_frequency_in_mhz(kb_of):
+    a = kb_of({"手册.md": DOC}).ask("系统主频最高能跑到多少？")
+    assert (a.status, a.value) == ("answered", {"kind": "number", "number": 72, "unit": "MHz"})
+
+
+def test_a_bare_number_right_after_the_asked_noun_answers_a_rate_question(kb_of):
+    a = kb_of({"手册.md": DOC}).ask("调试串口默认的波特率是多少？")
+    assert a.status == "answered"
+    assert a.value == {"kind": "number", "number": 115200, "unit": ""}
+    assert a.evidence[0].text == "调试串口的默认波特率为115200，可在配置工具中修改。"
+
+
+def test_a_bare_number_is_no_answer_to_a_question_asking_several_values(kb_of):
+    # 分别: one number is not the answer to several, and a bare number needs the single asked noun beside it
+    a = kb_of({"手册.md": DOC}).ask("调试串口和烧录串口的默认波特率分别是多少？")
+    assert a.status == "not_found"
+    assert "抽取：没有模板在有依据的句子上命中，不作答" in a.reasoning
