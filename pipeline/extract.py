@@ -892,6 +892,12 @@ class Extractor:
         sent = anchor.sentence.text
         if CUES.rx("list.lead_end").search(sent) and anchor.candidate.block.type != "list_item":
             return self._yesno_items(query, anchor)
+        slot = _slot_verdict(query, sent)
+        if slot is not None:  # 是不是以英文版为准 / …以中文版为准: the provision fills the asked frame otherwise
+            yes, asked, said = slot
+            return Found(value={"kind": "boolean", "value": yes}, answer=f"{_yesno_word(yes)}。依据：{sent}",
+                         method="strategy:yesno.slot", anchor=anchor, evidence=[self._ev(anchor)], score=1.2,
+                         reasons=[f"同一表述的填充：问题为「{asked}」，条文为「{said}」"])
         limit = _limit_check(query.constraints.get("quantities") or [], sent)
         cond = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
         if limit is not None and cond >= 0:  # 可以约定两次试用期吗 vs 只能约定一次试用期: the number decides
@@ -1501,6 +1507,39 @@ def _unit_ok(query: Query, value: dict, bare_ok: bool = False) -> bool:
 
 
 COMPARE_ASK = re.compile(_cues.pattern("compare.asking_clause"))  # the clause asking how versions differ
+
+
+def _slot_filler(m: "re.Match[str]") -> tuple[int, str]:
+    """Which frame of yesno.slot_frame matched (its group's index) and its filler, without 的."""
+    for i, name in enumerate(("x", "y", "z")):
+        if m.group(name):
+            return i, m.group(name).replace("的", "")
+    return -1, ""
+
+
+def _slot_verdict(query: Query, sent: str) -> Optional[tuple[bool, str, str]]:
+    """(yes, asked filler, stated filler) when the question and the provision fill the same one-slot frame."""
+    rx = CUES.rx("yesno.slot_frame")
+    qm = rx.search(query.text)
+    if not qm:
+        return None
+    frame, asked = _slot_filler(qm)
+    asked = CUES.rx("tail.filler").sub("", asked) or asked
+    best = None
+    for m in rx.finditer(sent):
+        f, said = _slot_filler(m)
+        if f != frame or not said:
+            continue
+        # 维修费用由出租人承担，水电费由承租人承担: the frame in the clause that speaks of what is asked about
+        clause = _clause_at(sent, (m.start(), m.end()))
+        score = sum(w for t, w in query.weights.items() if t not in asked and _holds(query, t, clause))
+        if best is None or score > best[0]:
+            best = (score, said)
+    if best is None:
+        return None
+    said = best[1]
+    same = asked in said or said in asked or any(x in said for x in query.expansions.get(asked, []))
+    return same, asked, said
 
 
 def _yesno_word(yes: bool) -> str:

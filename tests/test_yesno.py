@@ -81,3 +81,25 @@ def test_a_one_character_verb_of_the_question_inside_the_provisions_verb(kb_of):
     assert (a.status, a.value, a.method) == ("answered", {"kind": "boolean", "value": False}, "strategy:yesno.modal")
     assert a.evidence[0].text == "重点管理区内，禁止饲养烈性犬、大型犬。"
     assert "抽取：所问的「大型犬」见于条文的模态分句，另有「养」" in a.reasoning
+
+
+SLOTS = ("# 房屋租赁合同\n\n## 第五条 费用\n\n租赁期间，房屋维修费用由出租人承担，水电费由承租人承担。\n\n"
+         "## 第九条 文本\n\n本合同中英文文本具有同等效力，如有不一致，以中文文本为准。\n")
+
+
+def test_a_frame_filled_otherwise_in_the_provision_answers_no(kb_of):
+    kb = kb_of({"合同.md": SLOTS})
+    a = kb.ask("本合同的中英文文本如有不一致，是不是以英文文本为准？")
+    assert (a.status, a.value, a.method) == ("answered", {"kind": "boolean", "value": False}, "strategy:yesno.slot")
+    assert a.evidence[0].text == "本合同中英文文本具有同等效力，如有不一致，以中文文本为准。"
+    assert "抽取：同一表述的填充：问题为「英文」，条文为「中文」" in a.reasoning
+
+
+def test_the_frame_of_the_clause_about_the_asked_thing_decides(kb_of):
+    # two 由X承担 frames in one sentence: the one in the clause that speaks of 水电费 answers
+    kb = kb_of({"合同.md": SLOTS})
+    yes = kb.ask("租赁期间水电费由承租人承担吗？")
+    assert (yes.status, yes.value) == ("answered", {"kind": "boolean", "value": True})
+    no = kb.ask("租赁期间水电费是不是由出租人承担？")
+    assert (no.status, no.value) == ("answered", {"kind": "boolean", "value": False})
+    assert "抽取：同一表述的填充：问题为「出租人」，条文为「承租人」" in no.reasoning
