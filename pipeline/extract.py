@@ -707,6 +707,8 @@ class Extractor:
         kind_units = query.constraints.get("value_units") or []
         ordinal = _ordinal_end(_ordinal())
         multipart = is_multipart(query.text)
+        until = CUES.rx("ask.until").search(query.constraints.get("asked_clause") or query.text) is not None
+        calendar = [m.span() for m in CUES.rx("date.calendar").finditer(sent)]
         for t in self.templates():
             if (query.qtype not in t.types and kind not in t.also_kinds) or (t.value_kinds and kind not in t.value_kinds):
                 continue
@@ -723,6 +725,10 @@ class Extractor:
                     continue  # a number inside a condition (…不满三年的) is not the answer
                 if not grounded(_clause_at(sent, span), sent):
                     continue
+                if value.get("kind") == "duration" and any(a <= span[0] < b for a, b in calendar):
+                    continue  # 2025年3月6日: neither 2025年 nor 6日 is a length of time
+                if value.get("kind") == "date" and until and not CUES.rx("says.until").search(_clause_at(sent, span)):
+                    continue  # 有效期到哪天: a signature or issue date (某镇人民政府2025年3月6日) is no end
                 if _direction_conflict(query.text, _clause_at(sent, span)):
                     continue  # 上限 asked, 不得低于 stated (or the other way round)
                 before = _clause_before(sent, span)

@@ -1,0 +1,22 @@
+"""Figures inside a calendar date are no lengths of time, and a question about an end date takes only an end."""
+DOC = ("# 某镇老旧小区改造补贴实施办法\n\n## 一、补贴标准\n\n每个楼道每年补贴三千元。\n\n"
+       "## 二、其他\n\n补贴资金按季度拨付。\n\n某镇人民政府2024年5月8日\n")
+
+
+def test_the_year_and_day_of_a_signature_date_are_no_duration(kb_of):
+    a = kb_of({"办法.md": DOC}).ask("某镇人民政府2024年5月8日发的这个办法，补贴要持续几年？")
+    assert a.status == "not_found"
+    assert not any("识别值：2024年" in r or "识别值：8日" in r for r in a.reasoning)
+
+
+def test_an_issue_date_does_not_answer_when_something_ends(kb_of):
+    kb = kb_of({"办法.md": DOC})
+    for q in ("某镇人民政府的补贴实施办法管到哪天为止？", "某镇人民政府老旧小区改造补贴实施办法什么时候到期？"):
+        a = kb.ask(q)  # the signature date 2024年5月8日 is when it was issued, not when it ends
+        assert (a.status, a.value) == ("not_found", None)
+
+
+def test_an_end_date_answers_when_something_ends(kb_of):
+    doc = DOC.replace("补贴资金按季度拨付。", "补贴资金按季度拨付。本办法有效期至2026年6月30日。")
+    a = kb_of({"办法.md": doc}).ask("某镇老旧小区改造补贴实施办法的有效期到哪天为止？")
+    assert (a.status, a.value) == ("answered", {"kind": "date", "iso": "2026-06-30"})
