@@ -597,6 +597,12 @@ class Orchestrator:
         stripped = COMPARE_ASK.sub("", question)
         stripped = _COMPARE_VERSION.sub("", stripped)
         qt, _ = self.analyzer.qtype(stripped or question)
+        if qt in ("compare", "open"):  # …分别到哪一天: the interrogative's own kind (a date) says what each version gives
+            ak = self.analyzer.kinds.infer(stripped or question, None)
+            if ak is not None and ak.kind == "time":
+                return "date"  # 哪一天 asks a point in time, not a length
+            if ak is not None and ak.qtype:
+                return ak.qtype
         return "open" if qt == "compare" else qt
 
     def _compare_answer(self, query: Query, found_list) -> Answer:

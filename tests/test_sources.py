@@ -232,3 +232,16 @@ def test_a_policy_whose_article_only_shares_words_is_no_conflict(tmp_path):
     assert a.status == "answered", a.reasoning
     assert a.evidence[0].text == "人民调解委员会由委员三至九人组成，设主任一人。"
     assert [e.doc_kind for e in a.evidence] == ["statute"]
+
+
+def test_a_comparison_asking_each_version_for_a_day_compares_end_dates(tmp_path):
+    # 分别到哪一天: stripped of its comparison words the question asks a date, and each version gives its own
+    old = OLD + "\n## 第四章 附则\n\n第二十条 本办法自2020年2月1日起施行，有效期至2025年1月31日。\n"
+    new = old.replace("3000元", "5000元").replace("自2020年2月1日", "自2025年2月1日").replace("至2025年1月31日", "至2030年1月31日")
+    kb = make_kb(tmp_path, {"政策/上海市市级城市维护项目管理办法_2025修订版_沪府规〔2025〕1号.md": new,
+                            "政策/上海市市级城市维护项目管理办法_2020版_沪府规〔2020〕1号.md": old})
+    a = kb.ask("上海市市级城市维护项目管理办法2020版和2025修订版的有效期分别到哪一天？")
+    assert a.status == "answered" and a.method == "compare:versions", a.reasoning
+    assert [(e.version, e.text) for e in a.evidence] == [
+        ("2020版", "本办法自2020年2月1日起施行，有效期至2025年1月31日。"),
+        ("2025修订版", "本办法自2025年2月1日起施行，有效期至2030年1月31日。")]
