@@ -35,3 +35,4 @@ def test_a_bare_number_is_no_answer_to_a_question_asking_several_values(kb_of):
     a = kb_of({"手册.md": DOC}).ask("调试串口和烧录串口的默认波特率分别是多少？")
     assert a.status == "not_found"
     assert "抽取：没有模板在有依据的句子上命中，不作答" in a.reasoning
+
