@@ -53,6 +53,7 @@ _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{1,8}[0-9][A-Za-z0-9]*(?![A-Za-z0
 # cue patterns and words: rules/pipeline_cues.yaml (question.*), compiled once at import
 VALIDITY = re.compile(cues.pattern("question.validity"))
 _CODE_NAME = re.compile(cues.pattern("question.code_identifier"))  # Executors.newFixedThreadPool, wchnetSocketClose
+_CODE_NUMBER = re.compile(cues.pattern("question.code_number"))  # 错误码30606: the code is searched and must be cited
 _ARTICLE = regex.compile(cues.pattern("question.article"))
 # question words, quantities and fillers that jieba leaves as tokens (几个, 两年, 能休, 30个)
 _NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能否|可否)|^[{CN_NUMERALS}\d.]+[个名次年月日天周岁元万亿%]*$|"
@@ -221,7 +222,11 @@ class QueryAnalyzer:
         if attr and not (attr in _TIME_ATTRS and q.qtype in ("duration", "date")):
             # 对学历有什么要求: the evidence must speak of 学历 (在期限上有什么规定 asks for the deadline itself)
             q.constraints["asked_attribute"] = attr
-        idents = [m for m in _IDENT.findall(question) if len(m) >= 4] + _CODE_NAME.findall(question)
+        codes = _CODE_NUMBER.findall(question)
+        for c in codes:  # a bare number is no search word (a figure), but a numeric code is
+            if c not in q.entities:
+                q.entities.append(c)
+        idents = [m for m in _IDENT.findall(question) if len(m) >= 4] + _CODE_NAME.findall(question) + codes
         if idents:
             q.constraints["identifiers"] = idents  # model and product numbers: the answer's document must name them
         quoted = _QUOTED.findall(question)

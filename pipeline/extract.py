@@ -1144,10 +1144,12 @@ class Extractor:
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """What a code means: the code from the question, then a separator and its meaning (E――风扇堵转)."""
         sent = anchor.sentence.text
-        codes = _CODES.findall(query.text)
+        codes = _CODES.findall(query.text) + [c for c in query.constraints.get("identifiers") or []
+                                                if re.fullmatch(r"0x[0-9A-Fa-f]+|\d{3,}", c)]
         for code in codes[-1:]:  # the last code is the asked value (告警码为E: E); earlier ones name the field
-            m = re.search(rf"(?<![A-Za-z0-9]){re.escape(code)}\s*(?:――|——|—|－|-|：|:|=|表示|代表)\s*"
-                          rf"(?P<text>[^；;。\n，,]{{2,40}})", sent)
+            # E――风扇堵转, E07：过流, or an SDK's enum line (…Failed = 30603, // 权限验证失败)
+            m = re.search(rf"(?<![A-Za-z0-9]){re.escape(code)}(?![0-9A-Za-z])\s*(?:――|——|—|－|-|：|:|=|表示|代表|,?\s*//)\s*"
+                          rf"(?P<text>[^；;。\n，,/]{{2,40}})", sent)
             if m:
                 return Found(value={"kind": "text", "text": m.group("text").strip(), "code": code},
                              answer=m.group(0).strip(), method="strategy:code.meaning", anchor=anchor,

@@ -36,3 +36,16 @@ def test_a_bare_number_is_no_answer_to_a_question_asking_several_values(kb_of):
     assert a.status == "not_found"
     assert "抽取：没有模板在有依据的句子上命中，不作答" in a.reasoning
 
+
+
+SDK = ("# 某推送服务SDK开发手册\n\n## 错误码\n\n请求返回的错误码定义如下：\n\n"
+       "PushErrorCode_Success = 0, // 成功\n\nPushErrorCode_AuthFailed = 40103, // 权限验证失败\n\n"
+       "PushErrorCode_Timeout = 40106, // 请求时间戳验证超时\n")
+
+
+def test_a_numeric_error_code_is_searched_and_read_from_its_enum_line(kb_of):
+    a = kb_of({"sdk.md": SDK}).ask("SDK返回错误码40106代表什么？")
+    assert (a.status, a.method) == ("answered", "strategy:code.meaning")
+    assert a.value == {"kind": "text", "text": "请求时间戳验证超时", "code": "40106"}
+    assert a.evidence[0].text == "PushErrorCode_Timeout = 40106, // 请求时间戳验证超时"
+    assert any(r.startswith("关键词：") and "40106" in r for r in a.reasoning)
