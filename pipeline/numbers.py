@@ -151,8 +151,9 @@ def norm_for_match(text: str) -> str:
 
 
 def numbers_in(text: str) -> list[str]:
-    """The digit strings of ``text`` after normalisation (for 'every number is grounded' checks)."""
-    return re.findall(r"\d+(?:\.\d+)?", norm_for_match(text))
+    """The digit strings of ``text`` after normalisation (for 'every number is grounded' checks); a decimal's
+    trailing zeros are dropped (100,800.00元 grounds 100800元, 1.50 grounds 1.5)."""
+    return [n.rstrip("0").rstrip(".") if "." in n else n for n in re.findall(r"\d+(?:\.\d+)?", norm_for_match(text))]
 
 
 def grounded(answer: str, evidence: str) -> bool:

@@ -49,3 +49,11 @@ def test_a_numeric_error_code_is_searched_and_read_from_its_enum_line(kb_of):
     assert a.value == {"kind": "text", "text": "请求时间戳验证超时", "code": "40106"}
     assert a.evidence[0].text == "PushErrorCode_Timeout = 40106, // 请求时间戳验证超时"
     assert any(r.startswith("关键词：") and "40106" in r for r in a.reasoning)
+
+
+def test_a_computed_product_states_the_total_a_question_asks_for(kb_of):
+    doc = ("# 场地租赁合同\n\n## 第三条 租金\n\n第一年租金为人民币：8000元×12个月=96,000.00元。\n\n"
+           "第二年租金为人民币：8400元×12个月=100,800.00元。\n")
+    a = kb_of({"合同.md": doc}).ask("按这份场地租赁合同，第二年的租金一共要付多少钱？")
+    assert (a.status, a.value) == ("answered", {"kind": "money", "number": 100800, "unit": "元"})
+    assert a.evidence[0].text == "第二年租金为人民币：8400元×12个月=100,800.00元。"
