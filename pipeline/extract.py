@@ -713,7 +713,7 @@ class Extractor:
             if (query.qtype not in t.types and kind not in t.also_kinds) or (t.value_kinds and kind not in t.value_kinds):
                 continue
             for value, span in t.apply(sent):
-                bare_ok = not multipart and _focus_just_before(query, sent, span)
+                bare_ok = not value.get("unit") and not multipart and _focus_just_before(query, sent, span)
                 if not _unit_ok(query, value, bare_ok=bare_ok):
                     continue
                 if value.get("kind") in ("duration", "number", "money", "count") and \
@@ -1144,8 +1144,7 @@ class Extractor:
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """What a code means: the code from the question, then a separator and its meaning (E――风扇堵转)."""
         sent = anchor.sentence.text
-        codes = _CODES.findall(query.text) + [c for c in query.constraints.get("identifiers") or []
-                                                if re.fullmatch(r"0x[0-9A-Fa-f]+|\d{3,}", c)]
+        codes = _CODES.findall(query.text) + list(query.constraints.get("codes") or [])  # …and 错误码30603
         for code in codes[-1:]:  # the last code is the asked value (告警码为E: E); earlier ones name the field
             # E――风扇堵转, E07：过流, or an SDK's enum line (…Failed = 30603, // 权限验证失败)
             m = re.search(rf"(?<![A-Za-z0-9]){re.escape(code)}(?![0-9A-Za-z])\s*(?:――|——|—|－|-|：|:|=|表示|代表|,?\s*//)\s*"

@@ -30,8 +30,8 @@ _UNIT_RX = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True)
 _SHARES = {str(k): str(v) for k, v in VALUES["shares"].items()}
 # 二十多分钟, 三十余人: 多/余 between a number and its unit says "more than", read as the number itself (a lower bound)
 _MORE = "|".join(map(re.escape, (str(w) for w in VALUES.get("more_than", []))))
-QUANTITY = re.compile(rf"({'|'.join(map(re.escape, _SHARES))})?({NUM})\s*(?:(?:{_MORE})(?=\s*(?:{_UNIT_RX})))?\s*({_UNIT_RX})?"
-                      if _MORE else rf"({'|'.join(map(re.escape, _SHARES))})?({NUM})\s*({_UNIT_RX})?")
+_MORE_RX = rf"(?:(?:{_MORE})(?=\s*(?:{_UNIT_RX})))?" if _MORE else ""
+QUANTITY = re.compile(rf"({'|'.join(map(re.escape, _SHARES))})?({NUM})\s*{_MORE_RX}\s*({_UNIT_RX})?")
 _HALF = str(VALUES["half"]["word"])
 _HALF_UNITS = set(str(u) for u in VALUES["half"]["units"])
 # 两个半月: 个, the half, then the unit (the unit after 个半 is what the number counts)

