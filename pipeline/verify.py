@@ -168,8 +168,15 @@ class Verifier:
 
 def _describe(name: str, x: float) -> str:
     label = FEATURES[name]
-    if name in ("coverage", "asked_coverage", "similarity", "priority"):
+    if name in ("coverage", "asked_coverage", "similarity", "priority", "e5_similarity", "anchor_score",
+                "lead_share", "extraction_score"):
         return f"{label}{x:.2f}"
+    if name == "top_missing":
+        return label if x else _SAY["top_missing.no"]
+    if name in ("e5_margin", "anchor_margin"):
+        return f"{label}{x:+.3f}"
+    if name == "multi_ask":
+        return label if x else _SAY["multi_ask.no"]
     if name == "focus_in_evidence":
         return label if x == 1.0 else _SAY["focus_in_evidence.none" if x == 0.5 else "focus_in_evidence.missing"]
     if name == "kind_match":

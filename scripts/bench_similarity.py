@@ -1,10 +1,11 @@
-"""What the gate's meaning check costs: warm latency and peak RSS with AskSettings.min_similarity on and off.
+"""What the gate under the coverage bar costs: warm latency and peak RSS with no e5 (rules without the meaning
+check), the rules with the meaning check (AskSettings.min_similarity) and the trained gate (models/gate).
 
 Each mode runs in its own fresh process over the same store and questions, asked twice (pass 1 embeds
 every checked sentence for the first time; pass 2 is warm, its vectors cached), alternating modes ``--runs``
 times; the report gives medians and the on / off ratios.
 
-    python scripts/bench_similarity.py --db STORE --questions a.jsonl,b.jsonl [--runs 3]
+    python scripts/bench_similarity.py --db STORE --questions a.jsonl,b.jsonl [--runs 3] [--modes off,rules,trained]
 """
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ from pipeline.orchestrator import AskSettings
 qs = []
 for path in {paths!r}:
     qs += [json.loads(x)["question"] for x in open(path, encoding="utf-8") if x.strip()]
-kb = KnowledgeBase({db!r}, settings=AskSettings(min_similarity={bar!r}))
+kb = KnowledgeBase({db!r}, settings=AskSettings(min_similarity={bar!r}, gate_weights={gate!r}) if {gate!r} == "" \
+    else AskSettings(min_similarity={bar!r}))
 first = []
 for q in qs:  # pass 1: every sentence is embedded for the first time (the model loads at the first check)
     t = time.perf_counter()
@@ -37,7 +39,7 @@ for q in qs:
     t = time.perf_counter()
     a = kb.ask(q)
     times.append((time.perf_counter() - t) * 1000)
-    checked += any("语义相似度" in r for r in a.reasoning)
+    checked += any("语义相似度" in r or "门控模型" in r for r in a.reasoning)
 times.sort()
 print(json.dumps({{"first_p50": first[len(first) // 2], "first_p95": first[int(len(first) * 0.95)],
                   "p50": times[len(times) // 2], "p95": times[int(len(times) * 0.95)], "max": times[-1],
@@ -46,10 +48,14 @@ print(json.dumps({{"first_p50": first[len(first) // 2], "first_p95": first[int(l
 """
 
 
-def run(db: str, paths: list[str], bar: float) -> dict:
-    code = CHILD.format(root=str(ROOT), paths=paths, db=db, bar=bar)
+def run(db: str, paths: list[str], bar: float, gate: str) -> dict:
+    code = CHILD.format(root=str(ROOT), paths=paths, db=db, bar=bar, gate=gate)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# mode -> (AskSettings.min_similarity, gate_weights: "" for the rules, "shipped" for models/gate)
+MODES = {"off": (0.0, ""), "rules": (0.94, ""), "trained": (0.94, "shipped")}
 
 
 def main() -> int:
@@ -57,21 +63,24 @@ def main() -> int:
     ap.add_argument("--db", required=True)
     ap.add_argument("--questions", required=True, help="comma-separated JSONL files with a question field")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--bar", type=float, default=0.94)
+    ap.add_argument("--modes", default="off,rules,trained")
     args = ap.parse_args()
     paths = args.questions.split(",")
-    res: dict[str, list[dict]] = {"off": [], "on": []}
+    modes = args.modes.split(",")
+    res: dict[str, list[dict]] = {m: [] for m in modes}
     for _ in range(args.runs):
-        res["off"].append(run(args.db, paths, 0.0))
-        res["on"].append(run(args.db, paths, args.bar))
+        for m in modes:
+            res[m].append(run(args.db, paths, *MODES[m]))
     med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for m, rs in res.items()}
-    print(f"{med['on']['n']:.0f} questions, {args.runs} alternating runs per mode; "
-          f"the check ran on {med['on']['checked']:.0f} of them")
-    print("| figure | off | on | ratio |\n|---|---|---|---|")
+    base = modes[0]
+    print(f"{med[base]['n']:.0f} questions, {args.runs} alternating runs per mode; e5 ran on "
+          + ", ".join(f"{med[m]['checked']:.0f} ({m})" for m in modes))
+    print("| figure | " + " | ".join(modes) + " | ratios to " + base + " |\n|---|" + "---|" * (len(modes) + 1))
     for k, label in (("first_p50", "pass 1 p50 ms (new sentences)"), ("first_p95", "pass 1 p95 ms"),
                      ("p50", "warm p50 ms (pass 2, vectors cached)"), ("p95", "warm p95 ms"), ("max", "warm max ms"),
                      ("rss_mb", "peak RSS MB")):
-        print(f"| {label} | {med['off'][k]:.1f} | {med['on'][k]:.1f} | {med['on'][k] / med['off'][k]:.2f} |")
+        print(f"| {label} | " + " | ".join(f"{med[m][k]:.1f}" for m in modes) + " | "
+              + " / ".join(f"{med[m][k] / med[base][k]:.2f}" for m in modes[1:]) + " |")
     return 0
 
 

@@ -51,11 +51,18 @@ def main() -> int:
                    "outside the dev corpus (other1, p2, p3, the scored sealed sets s1-s10) are asked against it")
     p.add_argument("--verifier", choices=["on", "off"], help="the trained verifier instead of the coverage bars "
                    "(default: AskSettings' default)")
+    p.add_argument("--gate", choices=["trained", "rules"], default="trained",
+                   help="under the coverage bar: the trained gate (models/gate, the default) or the rules")
     args = p.parse_args()
     if not Path(args.docs).is_dir():
         print(f"documents not found: {args.docs} (needs ../shared)", file=sys.stderr)
         return 2
-    settings = AskSettings(verifier=args.verifier == "on") if args.verifier else None
+    opts = {}
+    if args.verifier:
+        opts["verifier"] = args.verifier == "on"
+    if args.gate == "rules":
+        opts["gate_weights"] = ""
+    settings = AskSettings(**opts) if opts else None
     kb = KnowledgeBase(args.db, settings=settings)
     if not args.no_ingest:
         kb.ingest([args.docs])

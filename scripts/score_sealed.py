@@ -6,7 +6,7 @@ prints aggregate figures only (never a question, an answer or a per-question row
 a sealed set's misses: after scoring, a set counts as read-once and a new set must be written for the
 next measurement.
 
-usage: scripts/score_sealed.py --sets s1,s2,s3,s4 [--parser on,off] [--record]
+usage: scripts/score_sealed.py --sets s1,s2,s3,s4 [--parser on,off] [--rules-gate] [--record]
 Each set's store holds the whole scope its README names (the documents plus their neighbours).
 """
 import argparse
@@ -59,6 +59,8 @@ def main() -> int:
     ap.add_argument("--parser", default="on", help="on, off or on,off")
     ap.add_argument("--dbdir", default="/tmp/loopagent-sealed")
     ap.add_argument("--verifier", action="store_true", help="also score with the trained verifier instead of the bars")
+    ap.add_argument("--rules-gate", action="store_true",
+                    help="also score with the rules under the coverage bar instead of the trained gate")
     ap.add_argument("--curve", action="store_true",
                     help="also print accuracy and wrong-answer rate as the coverage bar moves (one record-mode pass)")
     ap.add_argument("--record", action="store_true", help="append the figures to docs/benchmarks.md")
@@ -79,10 +81,12 @@ def main() -> int:
         t = time.perf_counter()
         KnowledgeBase(db).ingest([TRAIN / s for s in SCOPES[name]])
         ingest_s = time.perf_counter() - t
-        modes = [f"parser {m}" for m in args.parser.split(",")] + (["verifier"] if args.verifier else [])
+        modes = [f"parser {m}" for m in args.parser.split(",")] + (["verifier"] if args.verifier else []) + \
+            (["rules gate"] if args.rules_gate else [])
         for mode in modes:
             kb = KnowledgeBase(db, settings=AskSettings(use_parser=(mode != "parser off"),
-                                                        verifier=(mode == "verifier")))
+                                                        verifier=(mode == "verifier"),
+                                                        **({"gate_weights": ""} if mode == "rules gate" else {})))
             answers = [kb.ask(q["question"], id=q["id"]).to_dict() for q in qs]
             s = summary(score(qs, answers))
             line = (f"| {datetime.date.today()} | {name} | {mode} | {len(qs)} | {s['accuracy']:.3f} | "

@@ -31,12 +31,12 @@ def kb_of(tmp_path):
     """Build a KnowledgeBase from ``{relative path: text}`` written under a fresh docs folder."""
     from pipeline import KnowledgeBase
 
-    def build(files: dict[str, str]):
+    def build(files: dict[str, str], settings=None):
         d = tmp_path / "docs"
         for rel, text in files.items():
             (d / rel).parent.mkdir(parents=True, exist_ok=True)
             (d / rel).write_text(text, encoding="utf-8")
-        kb = KnowledgeBase(tmp_path / "kb.sqlite")
+        kb = KnowledgeBase(tmp_path / "kb.sqlite", settings=settings)
         kb.ingest([d])
         return kb
     return build

