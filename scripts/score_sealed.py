@@ -6,7 +6,7 @@ prints aggregate figures only (never a question, an answer or a per-question row
 a sealed set's misses: after scoring, a set counts as read-once and a new set must be written for the
 next measurement.
 
-usage: scripts/score_sealed.py --sets s1,s2,s3,s4 [--parser on,off] [--rules-gate] [--record]
+usage: scripts/score_sealed.py --sets s1,s2,s3,s4 [--parser on,off] [--rules-gate] [--gate-curve] [--record]
 Each set's store holds the whole scope its README names (the documents plus their neighbours).
 """
 import argparse
@@ -50,6 +50,8 @@ SCOPES = {  # the store each set is scored against: its scope folders (distracto
     "s26": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
     "s27": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
     "s28": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s29": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s30": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
 }
 
 
@@ -59,6 +61,8 @@ def main() -> int:
     ap.add_argument("--parser", default="on", help="on, off or on,off")
     ap.add_argument("--dbdir", default="/tmp/loopagent-sealed")
     ap.add_argument("--verifier", action="store_true", help="also score with the trained verifier instead of the bars")
+    ap.add_argument("--gate-curve", action="store_true",
+                    help="also print accuracy / wrong-answer rate as the trained gate's threshold moves (GATE_BARS)")
     ap.add_argument("--rules-gate", action="store_true",
                     help="also score with the rules under the coverage bar instead of the trained gate")
     ap.add_argument("--curve", action="store_true",
@@ -72,6 +76,7 @@ def main() -> int:
     Path(args.dbdir).mkdir(parents=True, exist_ok=True)
     lines = []
     curves: list[str] = []
+    gate_curves: list[str] = []
     for name in args.sets.split(","):
         qs = [json.loads(x) for x in open(ROOT / "tests" / "data" / "sealed" / name / "questions.jsonl",
                                           encoding="utf-8") if x.strip()]
@@ -97,6 +102,9 @@ def main() -> int:
         if args.curve:
             curves.append(_curve(name, db, qs))
             print(curves[-1], flush=True)
+        if args.gate_curve:
+            gate_curves.append(_gate_curve(name, db, qs))
+            print(gate_curves[-1], flush=True)
     if args.record:  # rows go at the end of the sealed-set table
         page = ROOT / "docs" / "benchmarks.md"
         text = page.read_text(encoding="utf-8").split("\n")
@@ -104,6 +112,11 @@ def main() -> int:
         while i < len(text) and text[i].startswith("|"):
             i += 1
         text = text[:i] + lines + text[i:]
+        if gate_curves:  # the trained gate's curves: their own table
+            j = next(k for k, x in enumerate(text) if x.startswith("| date | set | gate 0.5 |")) + 2
+            while j < len(text) and text[j].startswith("|"):
+                j += 1
+            text = text[:j] + gate_curves + text[j:]
         if curves:  # the precision-coverage curves go in their own table after the sealed-set one
             j = next(k for k, x in enumerate(text) if x.startswith("| date | set | bar 0.5 |")) + 2
             while j < len(text) and text[j].startswith("|"):
@@ -114,6 +127,21 @@ def main() -> int:
 
 
 BARS = (0.5, 0.6, 0.7, 0.8, 0.9)
+GATE_BARS = (0.5, 0.6, 0.65, 0.7, 0.8, 0.9)
+
+
+def _gate_curve(name: str, db: Path, qs: list[dict]) -> str:
+    """Accuracy / wrong-answer rate of the whole set with the trained gate's threshold at each of GATE_BARS
+    (a pass each; aggregates only), then with the rules under the bar."""
+    from pipeline.orchestrator import AskSettings
+
+    cells = []
+    for bar in GATE_BARS + (None,):
+        settings = AskSettings(gate_threshold=bar) if bar is not None else AskSettings(gate_weights="")
+        kb = KnowledgeBase(db, settings=settings, audit_log=None)
+        s = summary(score(qs, [kb.ask(q["question"], id=q["id"]).to_dict() for q in qs]))
+        cells.append(f"{s['accuracy']:.3f} / {s['wrong_answer_rate']:.3f}")
+    return f"| {datetime.date.today()} | {name} | " + " | ".join(cells) + " |"
 
 
 def _curve(name: str, db: Path, qs: list[dict]) -> str:

@@ -123,3 +123,42 @@ def test_the_replay_changes_a_question_only_where_the_gate_decides_otherwise():
     assert replay(rows, lambda g: True) == (2, 2)
     assert replay(rows, lambda g: False) == (0, 1)
     assert replay(rows, lambda g: g["decision"] == "accept_rule") == (1, 1)
+
+
+def test_the_threshold_is_a_setting(kb_of, monkeypatch):
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: _Fixed("装修方案", 0.95, 0.85))
+    strict = kb_of({"办法.md": DOC}, settings=AskSettings(gate_threshold=1.0)).ask(ASK)
+    assert strict.status == "not_found"
+    assert any(r.startswith("拒答：template:duration.any 的证据只覆盖问题关键词的 36%（需 ≥ 70%），门控模型不采纳（概率")
+               for r in strict.reasoning)
+    with pytest.raises(LoopAgentError) as e:
+        AskSettings(gate_threshold=1.5)
+    assert e.value.code == "E303"
+
+
+class _Counting(_Fixed):
+    """The stub, counting the sentences it embeds."""
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self.passages: list[str] = []
+
+    def passage(self, texts):
+        self.passages += list(texts)
+        return super().passage(texts)
+
+
+def test_the_other_sentences_are_embedded_only_when_the_margin_can_change_the_verdict(kb_of, monkeypatch):
+    kb = kb_of({"办法.md": DOC})
+    sure = _Counting("装修方案", 0.99, 0.98)  # accepted at either end of the margin's range (-0.1 … +0.1)
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: sure)
+    a = kb.ask(ASK)
+    assert a.status == "answered"
+    assert sure.passages == [EVIDENCE]  # the evidence alone
+    assert any(r.endswith("（与其他候选句的语义差距不影响结论，未计算）") for r in a.reasoning)
+    close = _Counting("装修方案", 0.95, 0.85)  # here the margin decides: the other sentences are embedded too
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: close)
+    kb2 = kb_of({"办法.md": DOC})
+    b = kb2.ask(ASK)
+    assert b.status == "answered" and len(close.passages) > 1
+    assert any("语义上领先其他候选句+0.100" in r for r in b.reasoning)
