@@ -537,8 +537,11 @@ def strategy(name: str) -> Callable[[StrategyFn], StrategyFn]:
 register_schema("strategy_plan", {
     "qtype": Field((str,), True, "the question type this plan serves"),
     "strategies": Field((list,), True, "registered strategy names, tried in order (see STRATEGY_REGISTRY)"),
+    "fallback": Field((list,), False, "strategies tried only when none of `strategies` extracts anything from any "
+                                      "anchor (quoting the provision when no typed template fits)"),
 }, check=lambda r: next((f"strategy {x!r} is not registered; choose from {sorted(STRATEGY_REGISTRY)}"
-                         for x in r.get("strategies") or [] if x not in STRATEGY_REGISTRY), None))
+                         for x in (r.get("strategies") or []) + (r.get("fallback") or [])
+                         if x not in STRATEGY_REGISTRY), None))
 
 
 class Extractor:
@@ -608,11 +611,35 @@ class Extractor:
         ranked = self.ranked(query, anchors, 1)
         return ranked[0] if ranked else None
 
-    def ranked(self, query: Query, anchors: list[Anchor], limit: int = 3) -> list[Found]:
+    def ranked(self, query: Query, anchors: list[Anchor], limit: int = 3, fallback: bool = True) -> list[Found]:
         """The best extractions over the anchors, best first: at most ``limit``, one per evidence sentence
-        (the gate takes the first that passes it)."""
+        (the gate takes the first that passes it). With ``fallback``, when no strategy of the plan fits any
+        anchor, the plan's fallback strategies (quoting the provision) are tried."""
+        out = self._extractions(query, anchors, [STRATEGY_REGISTRY[name] for name in self.plan(query.qtype)])
+        if not out and fallback:
+            out = self._extractions(query, anchors, [STRATEGY_REGISTRY[name] for name in self.fallback(query.qtype)])
+            # a table row is a record, not a provision: quoting one (名称：…；位定义：0-7) answers nothing by itself
+            out = [f for f in out if f.anchor.candidate.block.type != "table"]
+            for f in out:
+                f.reasons.append(_FALLBACK)
+        out.sort(key=lambda f: -f.score)  # stable: of equal scores, the earlier anchor first
+        kept: list[Found] = []
+        seen: set = set()
+        for f in out:
+            key = (f.anchor.candidate.block.block_id, f.anchor.sentence.start)
+            if key in seen:
+                continue
+            seen.add(key)
+            kept.append(f)
+            if len(kept) >= limit:
+                break
+        return kept
+
+    def _extractions(self, query: Query, anchors: list[Anchor], strategies: list[StrategyFn]) -> list[Found]:
+        """Every extraction the strategies make from the anchors tried, scored with the anchor's score."""
         out: list[Found] = []
-        strategies = [STRATEGY_REGISTRY[name] for name in self.plan(query.qtype)]
+        if not strategies:
+            return out
         for rank, anchor in enumerate(anchors[: self.settings.anchors_tried]):
             found = [f for f in (fn(self, query, anchor) for fn in strategies) if f is not None
                      and not (query.qtype in _PROVISION_TYPES and f.method.startswith("template:")
@@ -626,18 +653,7 @@ class Extractor:
                 f.score += anchor.score - 0.05 * rank
                 f.rank = rank
                 out.append(f)
-        out.sort(key=lambda f: -f.score)  # stable: of equal scores, the earlier anchor first
-        kept: list[Found] = []
-        seen: set = set()
-        for f in out:
-            key = (f.anchor.candidate.block.block_id, f.anchor.sentence.start)
-            if key in seen:
-                continue
-            seen.add(key)
-            kept.append(f)
-            if len(kept) >= limit:
-                break
-        return kept
+        return out
 
     def cited_sentence(self, doc_id: str, label: str, terms: dict[str, float], exclude: str = ""
                        ) -> Optional[tuple[Block, Sentence]]:
@@ -676,9 +692,16 @@ class Extractor:
         if self._plans_version != self.rules.version:
             with self._lock:
                 self._plans = {r["qtype"]: [str(x) for x in r["strategies"]] for r in self.rules.get("strategy_plan")}
+                self._fallbacks = {r["qtype"]: [str(x) for x in r.get("fallback") or []]
+                                   for r in self.rules.get("strategy_plan")}
                 self._plans_version = self.rules.version
         self.cues()
         return self._plans.get(qtype, [])
+
+    def fallback(self, qtype: str) -> list[str]:
+        """The strategies a question type tries when its plan extracts nothing (rules/strategies.yaml)."""
+        self.plan(qtype)
+        return self._fallbacks.get(qtype, [])
 
     def cues(self) -> Cues:
         """The cue words of this rule set, compiled once per rule version (and made the module's)."""
@@ -1000,6 +1023,8 @@ class Extractor:
             # 哪些…不适用本条例 is answered by a sentence that says …，不适用本条例 (not 必须遵守本条例, nor
             # 对不予公开的内容说明理由, where the cue only qualifies a noun)
             return None
+        if query.qtype == "definition" and not _defines(query, sent):
+            return None  # a definition is quoted from a sentence that says what the term means, or opens with it
         block = anchor.candidate.block
         sents = split_sentences(block.text)
         idx = next((i for i, s in enumerate(sents) if s.start == anchor.sentence.start), 0)
@@ -1113,18 +1138,27 @@ class Extractor:
             keys = [c for c in row if len(c) >= 2 and not re.fullmatch(r"[\d.\s%]+", c) and c in plain]
             if keys:
                 picked.append((row, max(keys, key=len)))
+        by_number = False
+        if not picked:  # 蜂鸣器响了6声 / 返回值为8时: a numeric key cell, the question's number under its header
+            picked = _numeric_key_rows(plain, header, rows)
+            by_number = bool(picked)
         if not picked or len(picked) > 4:
             return None
         named_cols = [j for j, h in enumerate(header) if len(h) >= 2 and h in plain]
+        if not (named_cols or by_number or query.qtype in _VALUE_TYPES):
+            return None  # the row's figures answer a value question; another question must name the column
         lines = {s.text: s for s in block_sentences(block)}
         pieces, values, evidence = [], [], []
         for row, key in picked:
-            cols = named_cols or [j for j, c in enumerate(row) if re.search(r"\d", c)]
-            cells = [row[j] for j in cols if j < len(row) and row[j] and row[j] != key]
+            if by_number and not named_cols:  # the row's other cells (merged columns repeat one value)
+                cols = [j for j, c in enumerate(row) if c and c != key]
+            else:
+                cols = named_cols or [j for j, c in enumerate(row) if re.search(r"\d", c)]
+            cells = list(dict.fromkeys(row[j] for j in cols if j < len(row) and row[j] and row[j] != key))
             if not cells:
                 continue
-            cell = cells[-1]
-            pieces.append(f"{key}：{cell}")
+            cell = cells[-1] if not by_number else "、".join(cells)
+            pieces.append(f"{_column_header(header, row.index(key))}{key}：{cell}" if by_number else f"{key}：{cell}")
             values.append(cell)
             line = next((t for t in lines if key in t and cell in t), None)
             if line:
@@ -1136,9 +1170,11 @@ class Extractor:
             if h.type == "heading" and h.text in block.section and any(t in h.text for t in query.weights):
                 evidence.insert(0, self._ev(anchor, h, Sentence(h.text, 0, len(h.text))))
         value = _cell_value(values[0]) if len(values) == 1 else {"kind": "list", "items": pieces}
+        other = "、".join(dict.fromkeys(_column_header(header, j) for j, c in enumerate(picked[0][0])
+                                        if c and c != picked[0][1])) if by_number else ""
         return Found(value=value, answer="；".join(pieces), method="strategy:table.cell", anchor=anchor,
                      evidence=evidence or [self._ev(anchor)], score=1.5 if named_cols else 1.2,  # row × named column: the most specific link
-                     reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or '数值列'}）"])
+                     reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or other or '数值列'}）"])
 
     @strategy("code")
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:
@@ -1332,6 +1368,39 @@ _VALUE_TYPES = ("duration", "money", "number", "date")
 
 
 
+def _defines(query: Query, sent: str) -> bool:
+    """Does ``sent`` define what the question asks about: a definition cue (…是指…, 本办法所称…), or a line
+    that opens with one of the question's terms (P1 全部或大范围核心业务…的故障)?"""
+    if CUES.rx("definition.says").search(sent):
+        return True
+    opening = re.sub(r"^[^\w\u4e00-\u9fff]+", "", CUES.rx("definition.term_marks").sub("", sent))
+    return any(len(t) >= 2 and opening.startswith(t) for t in (query.entities or []) + list(query.terms))
+
+
+def _column_header(header: list[str], j: int) -> str:
+    """The header of column ``j``: its own, or under a merged header cell the nearest non-empty one."""
+    named = [(abs(i - j), i, h) for i, h in enumerate(header) if h]
+    return min(named)[2] if named else ""
+
+
+def _numeric_key_rows(question: str, header: list[str], rows: list[list[str]]) -> list[tuple[list[str], str]]:
+    """Rows keyed by a number the question states (响声次数 6 ← 蜂鸣器连响6声; 返回值 8 ← 返回值为8时): a cell
+    equal to one of the question's numbers, whose column header shares a word character with the four
+    characters either side of that number in the question. Several columns of a row may hold the key."""
+    asked = [(q["number"], question[max(0, q["start"] - 4):q["end"] + 4]) for q in find_quantities(question)]
+    picked = []
+    for row in rows:
+        for j, cell in enumerate(row):
+            if not re.fullmatch(r"\d+(?:\.\d+)?", cell or ""):
+                continue
+            head = _column_header(header, j)
+            if any(float(cell) == float(n) and head and any(ch in near for ch in head if not ch.isdigit())
+                   for n, near in asked):
+                picked.append((row, cell))
+                break
+    return picked
+
+
 def _cell_value(cell: str) -> dict:
     """A table cell as a value: a number with its unit when it is one (15N.m, 3.7A, 20V〜55V), else text."""
     m = CUES.rx("table.cell_value").fullmatch(cell)
@@ -1513,6 +1582,7 @@ def _unit_ok(query: Query, value: dict, bare_ok: bool = False) -> bool:
     return True
 
 
+_FALLBACK = _cues.text("extract.fallback")  # the reason a fallback extraction gives
 COMPARE_ASK = re.compile(_cues.pattern("compare.asking_clause"))  # the clause asking how versions differ
 
 

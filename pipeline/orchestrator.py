@@ -282,7 +282,8 @@ class Orchestrator:
         timings["syntax"] = _ms(t)
         t = time.perf_counter()
         found = self._validity(query) if query.constraints.get("validity_of") else None
-        options = [found] if found else self.extractor.ranked(query, anchors, self.settings.gate_tries)
+        options = [found] if found else self.extractor.ranked(  # a local model, when there is one, rather than a quote
+            query, anchors, self.settings.gate_tries, fallback=self.generator is None)
         fired = bool(options)  # a template fired (even if the gate below refuses it)
         found = None
         for f in options:  # a next extraction only when the refused one is about another product or model

@@ -1,0 +1,88 @@
+"""Stage 3: table rows keyed by a number the question states (an indicator's blink count, a function's return
+value), and the definition fallback that quotes a definition no definition template fits."""
+from pipeline.orchestrator import AskSettings
+
+MANUAL = """# 净水器 W3 使用手册
+
+## 5 故障指示
+
+开机自检时，面板指示灯按下表闪烁次数提示故障：
+
+| 闪烁次数 | 故障类型 |
+| --- | --- |
+| 1 | 进水压力过低 |
+| 2 | 滤芯到期 |
+| 3 | 漏水保护 |
+| 4 | 水温传感器开路 |
+
+## 6 通信接口
+
+函数 W3GetFwVer 的返回值对应下表：
+
+| 返回值 | 固件版本 |
+| --- | --- |
+| 0 | V1.0 |
+| 1 | V1.2 |
+| 2 | V2.0 |
+"""
+
+RULES = """# 小区快递驿站管理规定
+
+第一条 为规范驿站服务，制定本规定。
+
+第二条 本规定所称代收点（以下简称驿站），是指受物业委托在小区内为居民集中暂存、代为签收快件的固定场所。
+
+第三条 驿站应当在每日八时至二十时开放。
+"""
+
+
+def _settings():
+    return AskSettings(gate_weights="")  # the rules gate: these answers do not depend on the trained model
+
+
+def test_a_numeric_key_names_the_row(kb_of):
+    kb = kb_of({"manual.md": MANUAL}, settings=_settings())
+    a = kb.ask("W3净水器开机后指示灯连续闪了3次，是什么故障？")
+    assert a.status == "answered", a.reasoning
+    assert a.method == "strategy:table.cell"
+    assert a.answer == "闪烁次数3：漏水保护"
+    assert "（行：3；列：故障类型）" in " ".join(a.reasoning)
+    assert a.value == {"kind": "text", "text": "漏水保护"}
+    b = kb.ask("W3GetFwVer返回值为2时对应的固件版本是多少？")
+    assert b.status == "answered", b.reasoning
+    assert b.answer == "返回值2：V2.0"
+
+
+def test_a_number_under_another_header_names_no_row(kb_of):
+    kb = kb_of({"manual.md": MANUAL}, settings=_settings())
+    # 3 is said of 天 (days), not of blinks or return values: no row is keyed by it
+    a = kb.ask("W3净水器闲置3天后重新开机，是什么故障？")
+    assert a.method != "strategy:table.cell"
+    assert "漏水保护" not in a.answer
+
+
+def test_definition_fallback_quotes_the_definition(kb_of):
+    kb = kb_of({"rules.md": RULES}, settings=_settings())
+    a = kb.ask("驿站是指什么样的场所？")
+    assert a.status == "answered", a.reasoning
+    assert "集中暂存" in a.answer
+    assert a.evidence[0].text.startswith("本规定所称代收点")
+
+
+def test_a_fallback_naming_an_unknown_strategy_is_refused(tmp_path):
+    import pytest
+    from pipeline.errors import LoopAgentError
+    from pipeline.rules import load_rule_file
+    p = tmp_path / "plans.yaml"
+    p.write_text("kind: strategy_plan\nrules:\n  - {id: plan.x, qtype: definition, strategies: [definition], "
+                 "fallback: [quote_everything]}\n", encoding="utf-8")
+    with pytest.raises(LoopAgentError) as e:
+        load_rule_file(p)
+    assert "strategy 'quote_everything' is not registered" in str(e.value)
+
+
+def test_only_the_definition_plan_falls_back_to_quoting(example_kb):
+    ex = example_kb.orchestrator.extractor
+    assert ex.fallback("definition") == ["sentence"]
+    assert [q for q in ("duration", "money", "number", "date", "count", "list", "who", "yesno", "definition")
+            if ex.fallback(q)] == ["definition"]
