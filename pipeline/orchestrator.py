@@ -368,6 +368,9 @@ class Orchestrator:
                 (f"，{found.similarity}" if found.similarity else "")
         elif not grounded(_numbers_only(found), ev_text):
             why = f"{found.method} 的数值未在证据中出现"
+        elif doc_ids is None and not found.exact and cov >= self.settings.min_coverage and \
+                not self._above_bar_ok(query, found, anchors or []):
+            why = f"{found.method} 的证据覆盖问题关键词的 {cov:.0%}，但{found.similarity}"
         if not why:
             self._add_cited_evidence(query, found)
             return True
@@ -414,6 +417,20 @@ class Orchestrator:
             return verdict.accept
         return self._situation_ok(query, found, text, context, cov) or self._yesno_ok(query, found, cov) \
             or self._similar_ok(query, found, ev_text, cov, anchors)
+
+    def _above_bar_ok(self, query: Query, found: Found, anchors: Sequence[Anchor]) -> bool:
+        """An extraction over the coverage bar: the trained gate may still refuse it (words shared, meaning not:
+        another sentence of the same topic answers, or the provision speaks of another case). Without the
+        model or full e5, or for a question with two asks, the bar's acceptance stands."""
+        if self.gate_model is None or self.meaning_cache() is None or query.constraints.get("asks", 1) > 1:
+            return True
+        verdict, margin = decide_gate(self, self.gate_model, query, found, anchors)
+        said = f"门控模型{verdict.reason()[3:]}" + ("" if margin else _GATE_BOUND)
+        if verdict.accept:
+            found.reasons.append(said)
+        else:
+            found.similarity = said
+        return verdict.accept
 
     def _similar_ok(self, query: Query, found: Found, ev_text: str, cov: float, anchors: Sequence[Anchor]) -> bool:
         """Accept an extraction below the bar whose evidence full e5 finds close to the question in meaning

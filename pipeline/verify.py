@@ -20,7 +20,7 @@ from . import cues
 from .anchors import coverage
 from .config import shipped_dir
 from .errors import LoopAgentError
-from .extract import _holds
+from .extract import _holds, condition_match
 from .numbers import canonical_unit
 from .types import Query
 
@@ -97,7 +97,11 @@ def extract_features(query: Query, value: dict, evidence_text: str, text: str, c
             "strategy_kind": 1.0 if method.startswith("strategy:") else 0.0,
             "yesno": 1.0 if query.qtype == "yesno" else 0.0,
             "question_terms": round(min(len(query.weights), 12) / 12.0, 4),
-            "lead_share": round(lead, 4)}
+            "lead_share": round(lead, 4),
+            # the asker's own figure (工作满15年) falls inside the condition the evidence states (已满10年不满20年的):
+            # +1, contradicts it: -1, no such condition: 0
+            "figure_met": condition_match(query.constraints.get("quantities") or [], evidence_text,
+                                          query.constraints.get("ranges"))}
 
 
 @dataclass(frozen=True)
@@ -181,6 +185,8 @@ def _describe(name: str, x: float) -> str:
         return label if x == 1.0 else _SAY["focus_in_evidence.none" if x == 0.5 else "focus_in_evidence.missing"]
     if name == "kind_match":
         return label if x == 1.0 else _SAY["kind_match.none" if x == 0.5 else "kind_match.mismatch"]
+    if name == "figure_met":
+        return label if x > 0 else _SAY["figure_met.unmet" if x < 0 else "figure_met.none"]
     if name == "situation":
         return label if x else _SAY["situation.no"]
     return label if x else f"有{FEATURES['similarity']}"

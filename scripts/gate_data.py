@@ -42,8 +42,8 @@ def _wrap() -> None:
             decision = "refuse_cover"
         else:
             decision = "refuse_other"
-        # full e5 only where the trained gate decides: extractions under the coverage bar (as at run time)
-        feats = gate_features(self, query, found, anchors or [], similarity=decision != "accept_bar") \
+        # full e5 wherever the trained gate decides: under the coverage bar and above it (as at run time)
+        feats = gate_features(self, query, found, anchors or []) \
             if doc_ids is None else None
         ev = [{"text": e.text} for e in _evidence(found)]
         CURRENT.append({"decision": decision, "features": feats, "doc_ids": doc_ids is not None,

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Train the gate under the coverage bar (pipeline/rescue.py): one command, held-out figures, weights + manifest.
+"""Train the gate (pipeline/rescue.py) over every one-ask extraction that passed the hard checks, under the coverage
+bar and above it: one command, held-out figures, weights + manifest.
 
 usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models/gate] [--cost 3] [--l2 1]
        scripts/train_gate.py --rows A.jsonl,B.jsonl [...]        (rows written by scripts/gate_data.py)
@@ -8,9 +9,10 @@ usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models
    scripts/eval_sets.py SCORED_SEALED) with the rules' gate (AskSettings(gate_weights="")), two processes, and
    keeps every extraction the gate looked at, its features and whether it would be scored right
    (scripts/gate_data.py). Dev-corpus sets are asked against --db, the others against --train-db.
-2. Fits a standardised L2 logistic regression on the extractions under the coverage bar, each set held out in
-   turn (leave-one-set-out), and replays every question with the held-out probabilities: a question's answer
-   changes only where the trained gate decides otherwise than the rules did.
+2. Fits a standardised L2 logistic regression on those extractions (under the bar: what the rules accepted or
+   refused for coverage; above it: what the bar accepted), each set held out in turn (leave-one-set-out), and
+   replays every question with the held-out probabilities: a question's answer changes only where the trained
+   gate decides otherwise than the rules did (above the bar: refuses what the bar accepted).
 3. Picks the threshold that maximises held-out (right gained − cost × wrong gained) against the rules (a wrong
    answer costs three right ones by default, so every answer it adds must be right three times in four or
    better), prints the curve, fits on everything and writes weights.json and manifest.json under --out.
@@ -57,20 +59,21 @@ def entries(row: dict) -> list[dict]:
 
 
 def modelled(g: dict) -> bool:
-    """An extraction the model decides: under the bar, of a one-ask question (two asks: refused at run time)."""
-    return g["decision"] in UNDER and not g["features"].get("multi_ask")
+    """An extraction the model decides: under or above the bar, of a one-ask question (two asks: refused under
+    the bar and accepted above it at run time, as the rules do)."""
+    return g["decision"] in DECIDED and not g["features"].get("multi_ask")
 
 
 def replay(rows: list[dict], accept) -> tuple[int, int]:
-    """(right, wrong) when the gate under the bar decides by ``accept(entry)``: a question's outcome changes
-    at its first extraction decided otherwise than the rules did (a newly refused one: not_found)."""
+    """(right, wrong) when the gate decides by ``accept(entry)``: a question's outcome changes at its first
+    extraction decided otherwise than the rules did (a newly refused one: not_found)."""
     right = wrong = 0
     for r in rows:
         for g in entries(r):
             old = g["decision"].startswith("accept")
-            new = old if g["decision"] == "accept_bar" else modelled(g) and bool(accept(g))
+            new = bool(accept(g)) if modelled(g) else old if g["decision"] == "accept_bar" else False
             if new != old:
-                right += new and g["right"]
+                right += new and g["right"] and r["answerable"]
                 wrong += new and g["wrong"]
                 break
             if old:
@@ -133,8 +136,8 @@ def main() -> int:
                       "wrong_rate": round(wrong / len(rows), 4),
                       "gain": round((right - rules[0]) - args.cost * (wrong - rules[1]), 2)})
     best = max(curve, key=lambda c: (c["gain"], c["threshold"]))  # ties: the higher threshold
-    print(f"questions {len(rows)} (answerable {n_ans}); extractions under the bar {len(under)}, right {int(y_all.sum())}")
-    print(f"rules under the bar: right {rules[0]}, wrong {rules[1]}")
+    print(f"questions {len(rows)} (answerable {n_ans}); extractions the gate decides {len(under)}, right {int(y_all.sum())}")
+    print(f"rules (coverage bar; rules under it): right {rules[0]}, wrong {rules[1]}")
     print("held-out (leave one set out): threshold, right, wrong, accuracy, wrong rate, gain")
     for c in curve:
         mark = "  <- chosen" if c is best else ""
@@ -156,7 +159,7 @@ def main() -> int:
                                                                           else p.stem))}
     manifest = {"trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "git_commit": git_commit(), "command": " ".join(["python"] + sys.argv),
-                "population": "extractions under the coverage bar that passed the hard checks, one-ask questions",
+                "population": "extractions that passed the hard checks (under the coverage bar and above it), one-ask questions",
                 "extractions": len(under), "positives": int(y_all.sum()), "l2": args.l2,
                 "threshold_rule": f"max held-out (right gained - {args.cost:g} x wrong gained) against the rules",
                 "rules": {"right": rules[0], "wrong": rules[1]}, "curve": curve, "data": data}

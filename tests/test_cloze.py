@@ -1,5 +1,7 @@
 """The cloze strategy: a question that restates a provision with an interrogative where the answer
 stands is answered by the words of the provision in that place (rules/extract_cues.yaml cloze.*)."""
+from pipeline.orchestrator import AskSettings
+
 DOC = ("# 某市物业服务管理办法\n\n## 第三章 维修\n\n"
        "第十二条 共用设施设备的专项维修，可以委托业主委员会选定的施工单位组织实施。\n\n"
        "第十三条 物业服务企业应当在接到报修后二十四小时内派员到场。\n\n"
@@ -31,5 +33,6 @@ def test_an_open_question_restating_the_provision_is_answered_by_cloze(kb_of):
     # 以哪个版本为准 names no party, so the question is open; the provision says the same around its answer
     doc = ("# 某开源许可证\n\n## 第九条 语言\n\n本许可证以中英文双语表述，中英文版本具有同等法律效力。"
            "如果中英文版本存在任何冲突不一致，以中文版为准。\n")
-    a = kb_of({"许可证.md": doc}).ask("如果这个许可证的中文和英文文本不一致，以哪个为准？")
+    # the bar decides (this tests the strategy; the trained gate withdraws it: two sentences of one article)
+    a = kb_of({"许可证.md": doc}, settings=AskSettings(gate_weights="")).ask("如果这个许可证的中文和英文文本不一致，以哪个为准？")
     assert (a.status, a.method, a.value) == ("answered", "strategy:cloze", {"kind": "text", "text": "中文版"})

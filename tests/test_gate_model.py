@@ -16,6 +16,15 @@ from pipeline.verify import FEATURES, load_model
 from .test_similarity_bar import DOC, _Fixed  # the same 物业 regulation and e5 stub as the rules' meaning check
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _eval_sets():
+    spec = importlib.util.spec_from_file_location("eval_sets", ROOT / "scripts" / "eval_sets.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 ASK = "要装修房子了，得提前几天通知物业？"  # the provision covers 36% of its weighted words (the bar is 70%)
 EVIDENCE = "装修人应当在开工前三日将装修方案告知物业服务企业。"
 
@@ -28,7 +37,11 @@ def test_the_shipped_weights_load_and_name_only_known_features():
     assert manifest["extractions"] > 0 and manifest["positives"] > 0
     best = max(manifest["curve"], key=lambda c: (c["gain"], c["threshold"]))  # the rule train_gate.py states
     assert model.threshold == best["threshold"]
-    assert not {"s25", "s26", "s27", "s28"} & set(manifest["data"])  # unscored sealed sets: never trained on
+    # a sealed set is trained on only once it has been scored (scripts/eval_sets.py SCORED_SEALED)
+    scored = set(_eval_sets().SCORED_SEALED)
+    sealed = {p.name for p in (ROOT / "tests" / "data" / "sealed").iterdir() if p.is_dir()}
+    assert sealed - scored  # there are unscored sets to keep out...
+    assert not (sealed - scored) & set(manifest["data"])  # ...and none of them was trained on
 
 
 def test_close_in_meaning_and_ahead_of_the_other_sentences_is_accepted(kb_of, monkeypatch):
@@ -117,12 +130,15 @@ def test_the_replay_changes_a_question_only_where_the_gate_decides_otherwise():
         _row([{"decision": "refuse_cover", "right": True, "wrong": False}]),                  # rescued: right
         _row([{"decision": "refuse_cover", "right": False, "wrong": True}]),                  # rescued: wrong
         _row([{"decision": "accept_rule", "right": True, "wrong": False}], final_right=True),  # kept, or lost
-        _row([{"decision": "accept_bar", "right": False, "wrong": True}], final_wrong=True),   # never the model's
+        _row([{"decision": "accept_bar", "right": False, "wrong": True}], final_wrong=True),   # kept, or refused
         _row([{"decision": "refuse_named", "right": True, "wrong": False}]),                  # a hard check
     ]
+    two_asks = _row([{"decision": "accept_bar", "right": False, "wrong": True}], final_wrong=True)
+    two_asks["gates"][0]["features"]["multi_ask"] = 1.0  # two asks: the bar's acceptance stands
     assert replay(rows, lambda g: True) == (2, 2)
-    assert replay(rows, lambda g: False) == (0, 1)
-    assert replay(rows, lambda g: g["decision"] == "accept_rule") == (1, 1)
+    assert replay(rows, lambda g: False) == (0, 0)
+    assert replay(rows, lambda g: g["decision"] == "accept_rule") == (1, 0)
+    assert replay([two_asks], lambda g: False) == (0, 1)
 
 
 def test_the_threshold_is_a_setting(kb_of, monkeypatch):
@@ -150,11 +166,11 @@ class _Counting(_Fixed):
 
 def test_the_other_sentences_are_embedded_only_when_the_margin_can_change_the_verdict(kb_of, monkeypatch):
     kb = kb_of({"办法.md": DOC})
-    sure = _Counting("装修方案", 0.99, 0.98)  # accepted at either end of the margin's range (-0.1 … +0.1)
-    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: sure)
+    far = _Counting("装修方案", 0.8, 0.5)  # refused at either end of the margin's range (-0.1 … +0.1)
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: far)
     a = kb.ask(ASK)
-    assert a.status == "answered"
-    assert sure.passages == [EVIDENCE]  # the evidence alone
+    assert a.status == "not_found"
+    assert far.passages == [EVIDENCE]  # the evidence alone
     assert any(r.endswith("（与其他候选句的语义差距不影响结论，未计算）") for r in a.reasoning)
     close = _Counting("装修方案", 0.95, 0.85)  # here the margin decides: the other sentences are embedded too
     monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: close)
@@ -162,3 +178,12 @@ def test_the_other_sentences_are_embedded_only_when_the_margin_can_change_the_ve
     b = kb2.ask(ASK)
     assert b.status == "answered" and len(close.passages) > 1
     assert any("语义上领先其他候选句+0.100" in r for r in b.reasoning)
+
+
+@pytest.mark.xfail(strict=True, reason="a right answer the trained gate withdraws above the bar: the 10-20 year tier "
+                                       "of the annual-leave rules is one of several close sentences (margin -0.22, "
+                                       "p 0.44 < 0.65); on the training pool withdrawing above the bar cost 52 right "
+                                       "answers for 29 wrong ones removed (docs/benchmarks.md, stop 28)")
+def test_known_cost_a_tiered_provision_the_gate_withdraws(example_kb):
+    a = example_kb.ask("我在单位工作满15年了，每年能休几天年假？")
+    assert a.value == {"kind": "duration", "number": 10, "unit": "日"}

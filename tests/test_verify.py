@@ -24,7 +24,8 @@ def test_features_of_a_situational_duration_question():
     assert f == {"coverage": 0.8, "asked_coverage": 1.0, "focus_in_evidence": 1.0, "kind_match": 1.0,
                  "priority": 0.85, "situation": 1.0, "similarity": 0.0, "similarity_missing": 1.0,
                  "anchor_rank": 1.0, "anchor_score": 0.0, "doc_named": 0.5, "value_in_question": 0.0,
-                 "strategy_kind": 0.0, "yesno": 0.0, "question_terms": 0.3333, "lead_share": 1.0}
+                 "strategy_kind": 0.0, "yesno": 0.0, "question_terms": 0.3333, "lead_share": 1.0,
+                 "figure_met": 0.0}
 
 
 def test_features_of_the_anchor_the_named_document_and_a_figure_the_asker_gave():
@@ -35,6 +36,14 @@ def test_features_of_the_anchor_the_named_document_and_a_figure_the_asker_gave()
     assert (f["anchor_rank"], f["anchor_score"], f["doc_named"], f["value_in_question"], f["strategy_kind"]) == \
         (0.25, 1.25, 0.0, 1.0, 1.0)
     assert f["lead_share"] == 0.5  # of the two heaviest words (女职工, 生育) the sentence holds one
+    assert f["figure_met"] == 0.0  # the sentence sets no condition on a figure
+
+
+def test_figure_met_says_whether_the_askers_figure_meets_the_provisions_condition():
+    q = _query(quantities=[{"number": 15, "unit": "年", "text": "15年"}])
+    met = extract_features(q, {}, "职工累计工作已满10年不满20年的，年休假10天。", "", "", 1.0, 85, {})
+    unmet = extract_features(q, {}, "职工累计工作已满1年不满10年的，年休假5天。", "", "", 1.0, 85, {})
+    assert (met["figure_met"], unmet["figure_met"]) == (1.0, -1.0)
 
 
 def test_features_when_the_question_sets_no_kind_and_the_focus_is_a_synonym():
