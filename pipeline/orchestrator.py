@@ -44,8 +44,9 @@ _COMPARE_VERSION = re.compile(cues.pattern("compare.version_clause"))
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
 _YEAR_UNIT = cues.text("figure.year_unit")
 _QUALIFIER_AFTER = re.compile(cues.pattern("figure.qualifier_after"))
-# the gate's verdict was known at either end of the margin's range, so the other sentences were not embedded
-_GATE_BOUND = cues.text("gate.bound")
+# the gate's verdict was known at either end of the margin's range, so the other sentences were not embedded;
+# or at every end of the e5 cosine's and the margin's ranges, so e5 was not called at all
+_GATE_SPARED = {"margin": cues.text("gate.bound"), "similarity": cues.text("gate.bound_similarity")}
 
 
 @dataclass(frozen=True)
@@ -408,8 +409,8 @@ class Orchestrator:
             if query.constraints.get("asks", 1) > 1:  # one provision's sentence cannot answer two asks
                 found.similarity = "问题有两问，门控模型不采纳"
                 return False
-            verdict, margin = decide_gate(self, self.gate_model, query, found, anchors)
-            said = f"门控模型{verdict.reason()[3:]}" + ("" if margin else _GATE_BOUND)
+            verdict, spared = decide_gate(self, self.gate_model, query, found, anchors)
+            said = f"门控模型{verdict.reason()[3:]}" + _GATE_SPARED.get(spared, "")
             if verdict.accept:
                 found.reasons.append(f"关键词覆盖 {cov:.0%} 不足，{said}")
             else:
@@ -424,8 +425,8 @@ class Orchestrator:
         model or full e5, or for a question with two asks, the bar's acceptance stands."""
         if self.gate_model is None or self.meaning_cache() is None or query.constraints.get("asks", 1) > 1:
             return True
-        verdict, margin = decide_gate(self, self.gate_model, query, found, anchors)
-        said = f"门控模型{verdict.reason()[3:]}" + ("" if margin else _GATE_BOUND)
+        verdict, spared = decide_gate(self, self.gate_model, query, found, anchors)
+        said = f"门控模型{verdict.reason()[3:]}" + _GATE_SPARED.get(spared, "")
         if verdict.accept:
             found.reasons.append(said)
         else:

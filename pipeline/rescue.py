@@ -86,23 +86,42 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
     return clip(feats)
 
 
-def decide(orch: Any, model: Any, query: Query, found: Any, anchors: Sequence[Anchor]) -> tuple[Any, bool]:
-    """The trained gate's verdict on ``found`` and whether the other sentences had to be embedded.
+def _bound(model: Any, feats: dict[str, float], free: dict[str, tuple[float, ...]]) -> Optional[dict[str, float]]:
+    """When every combination of the ``free`` features' values (the ends of their clipped ranges) gives the
+    same decision, the features at the combination least favourable to it (its probability is then a bound
+    on the real one); else None. Exact for a logistic model, which is monotone in each feature."""
+    corners = [dict(feats)]
+    for name, values in free.items():
+        corners = [{**c, name: v} for c in corners for v in values]
+    at = [(model.model.probability(c), c) for c in corners]
+    accept = [p >= model.threshold for p, _ in at]
+    if all(accept):
+        return min(at, key=lambda pc: pc[0])[1]
+    if not any(accept):
+        return max(at, key=lambda pc: pc[0])[1]
+    return None
 
-    The margin over the other sentences costs an e5 call per sentence. The logistic model is monotone in it
-    and it is held to CLIP's range, so when both ends of that range give the same decision the decision is
-    known without it: the verdict is then the one at the end least favourable to that decision (its
-    probability is a bound), exactly the decision the margin would have given."""
-    feats = gate_features(orch, query, found, anchors, margin=False)
-    if feats["e5_missing"]:  # no e5 at all: nothing to spare
-        return model.run(feats), False
-    lo, hi = CLIP["e5_margin"]
-    at = {m: model.model.probability({**feats, "e5_margin": m}) for m in (lo, hi)}
-    if all(p >= model.threshold for p in at.values()) or all(p < model.threshold for p in at.values()):
-        accept = at[lo] >= model.threshold
-        # the end least favourable to the decision: the lower probability for an accept, the higher for a refusal
-        worst = min(at, key=at.get) if accept else max(at, key=at.get)
-        return model.run({**feats, "e5_margin": worst}), False
+
+def decide(orch: Any, model: Any, query: Query, found: Any, anchors: Sequence[Anchor]) -> tuple[Any, str]:
+    """The trained gate's verdict on ``found`` and what it did not need to compute: "" (everything was),
+    "margin" (the other sentences were not embedded) or "similarity" (no e5 call at all).
+
+    e5 costs a call per new sentence. The logistic model is monotone in the e5 cosine and in the margin over
+    the other sentences, and both are held to CLIP's ranges, so when every end of those ranges gives the same
+    decision the decision is known without them: the verdict is then the one at the end least favourable to
+    that decision, exactly the decision the real values would have given. The cosine is bounded first (no
+    e5 call), then, with it known, the margin (the evidence embedded, not the other sentences)."""
+    feats = gate_features(orch, query, found, anchors, similarity=False, margin=False)
+    cache = orch.meaning_cache()
+    if cache is None:  # no e5 at all: nothing to spare
+        return model.run(feats), ""
+    sure = _bound(model, feats, {"e5_similarity": CLIP["e5_similarity"], "e5_margin": CLIP["e5_margin"]})
+    if sure is not None:
+        return model.run(sure), "similarity"
     # the raw cosine, not the clipped feature: the margin is taken before clipping, as at training
-    sim = cosine(orch.meaning_cache(), query.text, "".join(x.text for _, x, _, _ in found.evidence))
-    return model.run(clip({**feats, "e5_margin": e5_margin(orch, query, found, anchors, sim)})), True
+    sim = cosine(cache, query.text, "".join(x.text for _, x, _, _ in found.evidence))
+    feats = clip({**feats, "e5_similarity": round(sim, 4), "e5_missing": 0.0})
+    sure = _bound(model, feats, {"e5_margin": CLIP["e5_margin"]})
+    if sure is not None:
+        return model.run(sure), "margin"
+    return model.run(clip({**feats, "e5_margin": e5_margin(orch, query, found, anchors, sim)})), ""

@@ -187,3 +187,22 @@ def test_the_other_sentences_are_embedded_only_when_the_margin_can_change_the_ve
 def test_known_cost_a_tiered_provision_the_gate_withdraws(example_kb):
     a = example_kb.ask("我在单位工作满15年了，每年能休几天年假？")
     assert a.value == {"kind": "duration", "number": 10, "unit": "日"}
+
+
+def test_no_e5_call_when_the_cosine_and_margin_cannot_change_the_verdict(kb_of, monkeypatch, tmp_path):
+    # a model whose e5 weights are small beside coverage's: at every end of the cosine's (0.8 … 1.0) and the
+    # margin's (-0.1 … +0.1) ranges the verdict is the same, so neither the evidence nor the question is embedded
+    weights = tmp_path / "w.json"
+    weights.write_text(json.dumps({"features": ["coverage", "e5_similarity", "e5_margin"], "mean": [0, 0, 0],
+                                   "std": [1, 1, 1], "coef": [10.0, 0.5, 0.5], "intercept": -6.0,
+                                   "threshold": 0.5}), encoding="utf-8")
+    counting = _Counting("装修方案", 0.95, 0.5)
+    monkeypatch.setattr("pipeline.orchestrator.shared_e5", lambda: counting)
+    kb = kb_of({"办法.md": DOC}, settings=AskSettings(gate_weights=str(weights)))
+    a = kb.ask("装修人应当在开工前几日将装修方案告知物业服务企业？")  # coverage 1.0: accepted at every end
+    assert a.status == "answered" and a.value == {"kind": "duration", "number": 3, "unit": "日"}
+    assert any(r.endswith("（语义相似度不影响结论，未计算）") for r in a.reasoning)
+    b = kb.ask(ASK)  # coverage 0.36: refused at every end
+    assert b.status == "not_found"
+    assert any("门控模型不采纳" in r and r.endswith("（语义相似度不影响结论，未计算）") for r in b.reasoning)
+    assert counting.passages == []
