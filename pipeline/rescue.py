@@ -54,11 +54,12 @@ def e5_margin(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor], si
 
 
 def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor], similarity: bool = True,
-                  margin: bool = True) -> dict[str, float]:
+                  margin: bool = True, scope: Optional[tuple[str, str]] = None) -> dict[str, float]:
     """The trained gate's features for ``found`` (an extraction the orchestrator's gate looks at); with
-    ``margin=False`` the other sentences are not embedded and ``e5_margin`` is left out."""
+    ``margin=False`` the other sentences are not embedded and ``e5_margin`` is left out. ``scope`` is
+    ``orch.scope(found)`` when the caller has it already (it reads the store)."""
     ev_text = "".join(s.text for _, s, _, _ in found.evidence)
-    text, context = orch.scope(found)
+    text, context = scope or orch.scope(found)
     tid = found.method[len("template:"):] if found.method.startswith("template:") else None
     priority = next((t.priority for t in orch.extractor.templates() if t.id == tid), None) if tid else None
     feats = extract_features(query, found.value, ev_text, text, context, found.coverage, priority,
@@ -102,7 +103,8 @@ def _bound(model: Any, feats: dict[str, float], free: dict[str, tuple[float, ...
     return None
 
 
-def decide(orch: Any, model: Any, query: Query, found: Any, anchors: Sequence[Anchor]) -> tuple[Any, str]:
+def decide(orch: Any, model: Any, query: Query, found: Any, anchors: Sequence[Anchor],
+           scope: Optional[tuple[str, str]] = None) -> tuple[Any, str]:
     """The trained gate's verdict on ``found`` and what it did not need to compute: "" (everything was),
     "margin" (the other sentences were not embedded) or "similarity" (no e5 call at all).
 
@@ -111,7 +113,7 @@ def decide(orch: Any, model: Any, query: Query, found: Any, anchors: Sequence[An
     decision the decision is known without them: the verdict is then the one at the end least favourable to
     that decision, exactly the decision the real values would have given. The cosine is bounded first (no
     e5 call), then, with it known, the margin (the evidence embedded, not the other sentences)."""
-    feats = gate_features(orch, query, found, anchors, similarity=False, margin=False)
+    feats = gate_features(orch, query, found, anchors, similarity=False, margin=False, scope=scope)
     cache = orch.meaning_cache()
     if cache is None:  # no e5 at all: nothing to spare
         return model.run(feats), ""

@@ -38,7 +38,7 @@ from train_verifier import fit, git_commit, predict  # noqa: E402
 from pipeline.verify import FEATURES  # noqa: E402
 from pipeline.rescue import UNUSED, clip  # noqa: E402
 
-UNDER = {"accept_rule", "refuse_cover"}  # the gate's decisions under the coverage bar (what the model replaces)
+UNDER = {"accept_rule", "refuse_cover"}  # the gate's decisions under the coverage bar (the rules decide them)
 DECIDED = UNDER | {"accept_bar"}
 TRAIN_SETS = ["other1", "p2", "p3"] + list(SCORED_SEALED)
 
@@ -112,10 +112,10 @@ def main() -> int:
     for r in rows:
         for g in r["gates"]:
             g["features"] = clip(g["features"]) if g["features"] else None
-    under = [g for r in rows for g in entries(r) if modelled(g)]
-    names = [n for n in under[0]["features"] if n not in UNUSED and n in FEATURES]
-    x_all = np.array([[g["features"][n] for n in names] for g in under])
-    y_all = np.array([g["right"] for g in under], dtype=float)
+    decided = [g for r in rows for g in entries(r) if modelled(g)]
+    names = [n for n in decided[0]["features"] if n not in UNUSED and n in FEATURES]
+    x_all = np.array([[g["features"][n] for n in names] for g in decided])
+    y_all = np.array([g["right"] for g in decided], dtype=float)
     sets = sorted({r["set"] for r in rows})
     probs: dict[int, float] = {}
     for s in sets:  # leave one set out
@@ -136,7 +136,7 @@ def main() -> int:
                       "wrong_rate": round(wrong / len(rows), 4),
                       "gain": round((right - rules[0]) - args.cost * (wrong - rules[1]), 2)})
     best = max(curve, key=lambda c: (c["gain"], c["threshold"]))  # ties: the higher threshold
-    print(f"questions {len(rows)} (answerable {n_ans}); extractions the gate decides {len(under)}, right {int(y_all.sum())}")
+    print(f"questions {len(rows)} (answerable {n_ans}); extractions the gate decides {len(decided)}, right {int(y_all.sum())}")
     print(f"rules (coverage bar; rules under it): right {rules[0]}, wrong {rules[1]}")
     print("held-out (leave one set out): threshold, right, wrong, accuracy, wrong rate, gain")
     for c in curve:
@@ -160,7 +160,7 @@ def main() -> int:
     manifest = {"trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "git_commit": git_commit(), "command": " ".join(["python"] + sys.argv),
                 "population": "extractions that passed the hard checks (under the coverage bar and above it), one-ask questions",
-                "extractions": len(under), "positives": int(y_all.sum()), "l2": args.l2,
+                "extractions": len(decided), "positives": int(y_all.sum()), "l2": args.l2,
                 "threshold_rule": f"max held-out (right gained - {args.cost:g} x wrong gained) against the rules",
                 "rules": {"right": rules[0], "wrong": rules[1]}, "curve": curve, "data": data}
     (out / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
