@@ -53,6 +53,8 @@ def main() -> int:
                    "(default: AskSettings' default)")
     p.add_argument("--gate", choices=["trained", "rules"], default="trained",
                    help="under the coverage bar: the trained gate (models/gate, the default) or the rules")
+    p.add_argument("--embed", choices=["off", "static", "e5"],
+                   help="embeddings in stages 1-2 (default: the KnowledgeBase default, off)")
     args = p.parse_args()
     if not Path(args.docs).is_dir():
         print(f"documents not found: {args.docs} (needs ../shared)", file=sys.stderr)
@@ -63,11 +65,12 @@ def main() -> int:
     if args.gate == "rules":
         opts["gate_weights"] = ""
     settings = AskSettings(**opts) if opts else None
-    kb = KnowledgeBase(args.db, settings=settings)
+    emb = {"embed": args.embed} if args.embed else {}
+    kb = KnowledgeBase(args.db, settings=settings, **emb)
     if not args.no_ingest:
         kb.ingest([args.docs])
     rows_out = open(args.rows, "w", encoding="utf-8") if args.rows else None
-    train_kb = KnowledgeBase(args.train_db, settings=settings, create=False) if args.train_db else None
+    train_kb = KnowledgeBase(args.train_db, settings=settings, create=False, **emb) if args.train_db else None
     right = wrong = total = 0
     for name in args.sets.split(","):
         if name.startswith("s") and name[1:].isdigit() and name not in SCORED_SEALED:
