@@ -190,6 +190,15 @@ def _b_duration(g: dict) -> Optional[dict]:
     return None if n is None else {"kind": "duration", "number": n, "unit": canonical_unit(g.get("unit") or "")}
 
 
+def _b_period(g: dict) -> Optional[dict]:
+    """How often (每季度, 每两年, 每隔3个月): the period as a duration, one unit when no number is written."""
+    n = _num(g.get("num")) if g.get("num") else 1
+    unit = canonical_unit(g.get("unit") or "")
+    if n is None or not unit:
+        return None
+    return {"kind": "duration", "number": n, "unit": unit}
+
+
 def _b_money(g: dict) -> Optional[dict]:
     n = _num(g.get("num"))
     if n is None:
@@ -308,7 +317,7 @@ def _b_article_ref(g: dict) -> Optional[dict]:
 
 BUILDERS: dict[str, Callable[[dict], Optional[dict]]] = {
     "article_ref": _b_article_ref,
-    "duration": _b_duration, "money": _b_money, "range": _b_range, "range_multiple": _b_range_multiple,
+    "duration": _b_duration, "period": _b_period, "money": _b_money, "range": _b_range, "range_multiple": _b_range_multiple,
     "percent": _b_percent, "fraction": _b_fraction, "date": _b_date, "count": _b_count, "count_enum": _b_count_enum,
     "text_match": _b_text, "definition": _b_definition, "who": _b_who,
 }
@@ -732,9 +741,15 @@ class Extractor:
         multipart = is_multipart(query.text)
         until = CUES.rx("ask.until").search(query.constraints.get("asked_clause") or query.text) is not None
         calendar = [m.span() for m in CUES.rx("date.calendar").finditer(sent)]
-        for t in self.templates():
+        templates = self.templates()
+        # a question that asks how often (多久检查一次: a `period` template's `asked` form) is answered by a period
+        # (每季度), not by another length of time the provision states (保存期限四年)
+        often = any(t.builder == "period" and t.asked is not None and t.asked.search(query.text) for t in templates)
+        for t in templates:
             if (query.qtype not in t.types and kind not in t.also_kinds) or (t.value_kinds and kind not in t.value_kinds):
                 continue
+            if often != (t.builder == "period") and "duration" in t.types:
+                continue  # and a period answers only a question that asks how often
             for value, span in t.apply(sent):
                 bare_ok = not value.get("unit") and not multipart and _focus_just_before(query, sent, span)
                 if not _unit_ok(query, value, bare_ok=bare_ok):

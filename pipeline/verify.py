@@ -79,10 +79,13 @@ def extract_features(query: Query, value: dict, evidence_text: str, text: str, c
     sim = (details or {}).get("similarity")
     named = query.constraints.get("doc_ids") or []
     # a figure the asker gives (满2年, 12分) that comes back as the answer is a condition read as a value
-    numbers = {float(q["number"]) for q in query.constraints.get("quantities") or []
-               if isinstance(q.get("number"), (int, float))}
+    # (the same number in another unit is another figure: 查一次 does not give 每季度 as 1 季度)
     v = (value or {}).get("number")
-    in_question = 1.0 if isinstance(v, (int, float)) and float(v) in numbers else 0.0
+    v_unit = canonical_unit(str((value or {}).get("unit") or ""))
+    in_question = 1.0 if isinstance(v, (int, float)) and any(
+        isinstance(q.get("number"), (int, float)) and float(q["number"]) == float(v)
+        and (not v_unit or not q.get("unit") or canonical_unit(str(q["unit"])) == v_unit)
+        for q in query.constraints.get("quantities") or []) else 0.0
     # the heaviest question words: does the evidence sentence hold the heaviest half of them by weight?
     heavy = sorted(query.weights.items(), key=lambda kv: -kv[1])[: max(1, len(query.weights) // 2)]
     lead = sum(w for t, w in heavy if _holds(query, t, evidence_text)) / max(1e-9, sum(w for _, w in heavy))

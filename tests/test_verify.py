@@ -39,6 +39,20 @@ def test_features_of_the_anchor_the_named_document_and_a_figure_the_asker_gave()
     assert f["figure_met"] == 0.0  # the sentence sets no condition on a figure
 
 
+def test_the_askers_figure_in_another_unit_is_not_the_value():
+    # 多长时间检查一次: the asker's 一次 (1 次) is not the provision's 每季度 (1 季度); 98 日 given as 98天 is
+    once = _query(quantities=[{"number": 1, "unit": "次", "text": "一次"}])
+    text = "审计部门应当至少每季度检查一次。"
+    assert extract_features(once, {"kind": "duration", "number": 1, "unit": "季度"}, text, text, "", 0.8, 87,
+                            {})["value_in_question"] == 0.0
+    days = _query(quantities=[{"number": 98, "unit": "日", "text": "98日"}])
+    assert extract_features(days, {"kind": "duration", "number": 98, "unit": "天"}, text, text, "", 0.8, 85,
+                            {})["value_in_question"] == 1.0
+    bare = _query(quantities=[{"number": 5000, "unit": "", "text": "5000"}])
+    assert extract_features(bare, {"kind": "number", "number": 5000, "unit": "元"}, text, text, "", 0.8, 85,
+                            {})["value_in_question"] == 1.0
+
+
 def test_figure_met_says_whether_the_askers_figure_meets_the_provisions_condition():
     q = _query(quantities=[{"number": 15, "unit": "年", "text": "15年"}])
     met = extract_features(q, {}, "职工累计工作已满10年不满20年的，年休假10天。", "", "", 1.0, 85, {})
