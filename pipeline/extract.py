@@ -65,6 +65,8 @@ register_schema("template", {
                                         "e.g. [time] lets a date answer 最晚什么时候交"),
     "asked": Field((str,), False, "optional regex on the question: when it matches, this template is preferred "
                                    "(+0.1), e.g. 多长时间内 prefers 20个工作日内 over 最长不得超过20个工作日"),
+    "only_asked": Field((bool,), False, "optional: the template serves only questions its `asked` matches "
+                                        "(8时至18时 answers 什么时段, not 工作时间多长)"),
 }, check=lambda r: _check_template(r))
 register_regex("template", regex=PLACEHOLDERS, asked=None)  # bad patterns reported at their own position
 
@@ -199,6 +201,26 @@ def _b_period(g: dict) -> Optional[dict]:
     return {"kind": "duration", "number": n, "unit": unit}
 
 
+def _b_clock(g: dict) -> Optional[dict]:
+    """A time of day to another (8时至18时, 8点半到17点30分) as a range of hours; one that runs into the next day
+    (18时至次日8时) as its text."""
+    def hours(h: str, m: Optional[str], half: Optional[str]) -> Optional[float]:
+        n = _num(h)
+        mins = _num(m) if m else (30 if half else 0)
+        if n is None or mins is None or not 0 <= n <= 24 or not 0 <= mins < 60:
+            return None
+        v = n + mins / 60
+        return int(v) if float(v).is_integer() else round(v, 2)
+
+    lo = hours(g.get("min", ""), g.get("min_m"), g.get("min_h"))
+    hi = hours(g.get("max", ""), g.get("max_m"), g.get("max_h"))
+    if lo is None or hi is None:
+        return None
+    if g.get("next") or lo >= hi:
+        return {"kind": "text", "text": g.get("text", "")}
+    return {"kind": "range", "min": lo, "max": hi, "unit": "时"}
+
+
 def _b_money(g: dict) -> Optional[dict]:
     n = _num(g.get("num"))
     if n is None:
@@ -317,7 +339,7 @@ def _b_article_ref(g: dict) -> Optional[dict]:
 
 BUILDERS: dict[str, Callable[[dict], Optional[dict]]] = {
     "article_ref": _b_article_ref,
-    "duration": _b_duration, "period": _b_period, "money": _b_money, "range": _b_range, "range_multiple": _b_range_multiple,
+    "duration": _b_duration, "period": _b_period, "clock": _b_clock, "money": _b_money, "range": _b_range, "range_multiple": _b_range_multiple,
     "percent": _b_percent, "fraction": _b_fraction, "date": _b_date, "count": _b_count, "count_enum": _b_count_enum,
     "text_match": _b_text, "definition": _b_definition, "who": _b_who,
 }
@@ -334,6 +356,7 @@ class Template:
     asked: Any = None  # compiled question-side regex, or None
     value_kinds: tuple[str, ...] = ()  # answer kinds it serves (empty: any)
     also_kinds: tuple[str, ...] = ()   # answer kinds it serves whatever the question type
+    only_asked: bool = False           # serves only questions its ``asked`` matches
 
     def apply(self, text: str) -> list[tuple[dict, tuple[int, int]]]:
         """Every (value, span) this template finds in ``text``."""
@@ -367,7 +390,8 @@ def compile_templates(rules: list[dict], measure_units: Optional[list[str]] = No
         return expand(p)
     out = [Template(r["id"], tuple(r["types"]), r["priority"], r["builder"], regex.compile(exp(r["regex"])),
                     r.get("examples") or [], regex.compile(r["asked"]) if r.get("asked") else None,
-                    tuple(r.get("value_kinds") or ()), tuple(r.get("also_kinds") or ())) for r in rules]
+                    tuple(r.get("value_kinds") or ()), tuple(r.get("also_kinds") or ()),
+                    bool(r.get("only_asked"))) for r in rules]
     out.sort(key=lambda t: -t.priority)
     return out
 
@@ -748,11 +772,14 @@ class Extractor:
         for t in templates:
             if (query.qtype not in t.types and kind not in t.also_kinds) or (t.value_kinds and kind not in t.value_kinds):
                 continue
-            if often != (t.builder == "period") and "duration" in t.types:
-                continue  # and a period answers only a question that asks how often
+            if often and t.builder != "period" and "duration" in t.types:
+                continue
+            if t.only_asked and (t.asked is None or not t.asked.search(query.text)):
+                continue  # a period answers only a question that asks how often, a clock range 什么时段
             for value, span in t.apply(sent):
                 bare_ok = not value.get("unit") and not multipart and _focus_just_before(query, sent, span)
-                if not _unit_ok(query, value, bare_ok=bare_ok):
+                # a template that serves only its own question form (什么时段 → 8时至18时) has had its unit asked
+                if not t.only_asked and not _unit_ok(query, value, bare_ok=bare_ok):
                     continue
                 if value.get("kind") in ("duration", "number", "money", "count") and \
                         ordinal.search(sent, max(0, span[0] - 1), span[0]):

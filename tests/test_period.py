@@ -40,3 +40,20 @@ def test_a_bare_bound_after_the_asked_noun(kb_of):
     doc2 = "# 某系统导出规范\n\n## 2 导出\n\n导出文件名的长度由系统生成，单次导出的记录数量不得超过5000。\n"
     other = kb_of({"导出.md": doc2}, settings=RULES).ask("导出文件名的长度最多是多少？")
     assert other.status == "not_found"
+
+
+HOURS = ("# 某市养犬管理规定\n\n## 第九条 出户\n\n大型犬每日7时至20时不得出户活动。\n\n"
+         "## 第十条 噪声\n\n工作日12时至14时、22时至次日6时，禁止在住宅楼内进行产生噪声的装修作业。\n\n"
+         "## 第十一条 登记\n\n养犬人应当在取得犬只后三十日内办理登记。\n")
+
+
+def test_which_hours_is_answered_by_a_clock_range(kb_of):
+    kb = kb_of({"规定.md": HOURS}, settings=RULES)
+    a = kb.ask("大型犬每天什么时间段不能出户？")
+    assert a.status == "answered" and a.method == "template:time.clock_range"
+    assert a.value == {"kind": "range", "min": 7, "max": 20, "unit": "时"}
+    b = kb.ask("工作日哪个时段禁止在住宅楼里搞有噪声的装修？")
+    assert b.value == {"kind": "range", "min": 12, "max": 14, "unit": "时"}
+    # a question that does not ask for hours is not answered by them
+    c = kb.ask("养犬人取得犬只后多长时间内要办理登记？")
+    assert c.value == {"kind": "duration", "number": 30, "unit": "日"}
