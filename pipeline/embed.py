@@ -336,7 +336,10 @@ class VectorTable:
 
         keys = list(dict.fromkeys(keys))
         out: dict[str, Any] = {}
-        c = self._conn()
+        c = self.store.conn()
+        if not self._ready and c.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+                                         (self.TABLE,)).fetchone() is None:
+            return out  # nothing stored yet: a read (inside an answer's snapshot) never creates the table
         for i in range(0, len(keys), 500):
             chunk = keys[i:i + 500]
             marks = ",".join("?" * len(chunk))

@@ -269,3 +269,20 @@ def test_gate_vectors_made_while_answering_are_written_after_the_read_snapshot(t
         store._write_lock.release()
     assert cache.table is not None  # kept, not turned off
     assert cache.flush() == 1 and table.count("bigrams-v1#exact") == 2
+
+
+def test_reading_vectors_inside_an_answer_never_creates_the_table(tmp_path):
+    """The lookup runs inside the answer's read snapshot: on a store without the table it reads nothing and writes
+    nothing (creating the table there would take the write lock mid-answer); the flush after it creates it."""
+    from pipeline.embed import VectorCache
+
+    store = Store(tmp_path / "kb.sqlite")
+    cache = VectorCache(Bigrams(), 8, VectorTable(store))
+
+    def tables():
+        return {r[0] for r in store.conn().execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+    with store.snapshot():
+        cache.vector("出租人应当在收到通知后七十二小时内维修。", False)
+        assert "embeddings" not in tables()
+    assert cache.flush() == 1 and "embeddings" in tables()
