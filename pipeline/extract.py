@@ -218,7 +218,7 @@ def _b_clock(g: dict) -> Optional[dict]:
         return None
     if g.get("next") or lo >= hi:
         return {"kind": "text", "text": g.get("text", "")}
-    return {"kind": "range", "min": lo, "max": hi, "unit": "时"}
+    return {"kind": "range", "min": lo, "max": hi, "unit": CUES.word("unit.hour")}
 
 
 def _b_money(g: dict) -> Optional[dict]:
