@@ -337,9 +337,10 @@ class VectorTable:
         keys = list(dict.fromkeys(keys))
         out: dict[str, Any] = {}
         c = self.store.conn()
-        if not self._ready and c.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
-                                         (self.TABLE,)).fetchone() is None:
-            return out  # nothing stored yet: a read (inside an answer's snapshot) never creates the table
+        if not self._ready:
+            if c.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (self.TABLE,)).fetchone() is None:
+                return out  # nothing stored yet: a read (inside an answer's snapshot) never creates the table
+            self._ready = True  # it exists: no need to create it, nor to look again
         for i in range(0, len(keys), 500):
             chunk = keys[i:i + 500]
             marks = ",".join("?" * len(chunk))
@@ -359,28 +360,23 @@ class VectorTable:
             self._insert(c, model, items, exact)
 
     def put_soon(self, model: str, items: dict[str, Any], exact: bool = False) -> bool:
-        """:meth:`put`, unless another writer (an ingest in this process or another) holds the store for more
-        than PARSE_WRITE_TIMEOUT_MS: then nothing is written and False says the items are still to write."""
+        """:meth:`put` as a write made while answering (:meth:`Store.brief_write`): when another writer holds the
+        store too long nothing is written, and False says the items are still to write."""
         import sqlite3
-
-        from .store import PARSE_WRITE_TIMEOUT_MS
 
         if not items:
             return True
-        c = self._conn()
-        if not self.store._write_lock.acquire(timeout=PARSE_WRITE_TIMEOUT_MS / 1000):
-            return False
-        try:
-            c.execute(f"PRAGMA busy_timeout={PARSE_WRITE_TIMEOUT_MS}")
-            self._insert(c, model, items, exact)
-            return True
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+        self._conn()  # the table exists before the brief write
+        with self.store.brief_write() as c:
+            if c is None:
                 return False
-            raise
-        finally:
-            c.execute(f"PRAGMA busy_timeout={int(self.store.busy_timeout * 1000)}")
-            self.store._write_lock.release()
+            try:
+                self._insert(c, model, items, exact)
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+                    return False
+                raise
+        return True
 
     def _insert(self, c: Any, model: str, items: dict[str, Any], exact: bool) -> None:
         import numpy as np

@@ -67,6 +67,8 @@ register_schema("template", {
                                    "(+0.1), e.g. 多长时间内 prefers 20个工作日内 over 最长不得超过20个工作日"),
     "only_asked": Field((bool,), False, "optional: the template serves only questions its `asked` matches "
                                         "(8时至18时 answers 什么时段, not 工作时间多长)"),
+    "exclusive": Field((bool,), False, "optional: a question its `asked` matches is answered by no other template "
+                                       "of its types (多久…一次: 每季度, not the 保存期限四年 of the same provision)"),
 }, check=lambda r: _check_template(r))
 register_regex("template", regex=PLACEHOLDERS, asked=None)  # bad patterns reported at their own position
 
@@ -339,7 +341,8 @@ def _b_article_ref(g: dict) -> Optional[dict]:
 
 BUILDERS: dict[str, Callable[[dict], Optional[dict]]] = {
     "article_ref": _b_article_ref,
-    "duration": _b_duration, "period": _b_period, "clock": _b_clock, "money": _b_money, "range": _b_range, "range_multiple": _b_range_multiple,
+    "duration": _b_duration, "period": _b_period, "clock": _b_clock, "money": _b_money, "range": _b_range,
+    "range_multiple": _b_range_multiple,
     "percent": _b_percent, "fraction": _b_fraction, "date": _b_date, "count": _b_count, "count_enum": _b_count_enum,
     "text_match": _b_text, "definition": _b_definition, "who": _b_who,
 }
@@ -357,6 +360,7 @@ class Template:
     value_kinds: tuple[str, ...] = ()  # answer kinds it serves (empty: any)
     also_kinds: tuple[str, ...] = ()   # answer kinds it serves whatever the question type
     only_asked: bool = False           # serves only questions its ``asked`` matches
+    exclusive: bool = False            # a question its ``asked`` matches: no other template of its types serves it
 
     def apply(self, text: str) -> list[tuple[dict, tuple[int, int]]]:
         """Every (value, span) this template finds in ``text``."""
@@ -391,7 +395,7 @@ def compile_templates(rules: list[dict], measure_units: Optional[list[str]] = No
     out = [Template(r["id"], tuple(r["types"]), r["priority"], r["builder"], regex.compile(exp(r["regex"])),
                     r.get("examples") or [], regex.compile(r["asked"]) if r.get("asked") else None,
                     tuple(r.get("value_kinds") or ()), tuple(r.get("also_kinds") or ()),
-                    bool(r.get("only_asked"))) for r in rules]
+                    bool(r.get("only_asked")), bool(r.get("exclusive"))) for r in rules]
     out.sort(key=lambda t: -t.priority)
     return out
 
@@ -766,16 +770,16 @@ class Extractor:
         until = CUES.rx("ask.until").search(query.constraints.get("asked_clause") or query.text) is not None
         calendar = [m.span() for m in CUES.rx("date.calendar").finditer(sent)]
         templates = self.templates()
-        # a question that asks how often (多久检查一次: a `period` template's `asked` form) is answered by a period
-        # (每季度), not by another length of time the provision states (保存期限四年)
-        often = any(t.builder == "period" and t.asked is not None and t.asked.search(query.text) for t in templates)
+        asked = {t.id for t in templates if t.asked is not None and t.asked.search(query.text)}
+        # the types an `exclusive` template asked in its form keeps for itself (多久…一次: duration → 每季度)
+        kept = {x for t in templates if t.exclusive and t.id in asked for x in t.types}
         for t in templates:
             if (query.qtype not in t.types and kind not in t.also_kinds) or (t.value_kinds and kind not in t.value_kinds):
                 continue
-            if often and t.builder != "period" and "duration" in t.types:
-                continue
-            if t.only_asked and (t.asked is None or not t.asked.search(query.text)):
+            if t.only_asked and t.id not in asked:
                 continue  # a period answers only a question that asks how often, a clock range 什么时段
+            if kept.intersection(t.types) and not (t.exclusive and t.id in asked):
+                continue  # 多久…一次 is not answered by the 保存期限四年 of the same provision
             for value, span in t.apply(sent):
                 bare_ok = not value.get("unit") and not multipart and _focus_just_before(query, sent, span)
                 # a template that serves only its own question form (什么时段 → 8时至18时) has had its unit asked
@@ -799,7 +803,7 @@ class Extractor:
                 before = _clause_before(sent, span)
                 cm = condition_match(query.constraints.get("quantities") or [], before, query.constraints.get("ranges"))
                 score = t.priority / 100.0 + _proximity(query, sent, span) + 0.8 * cm + _grade_match(query.text, before)
-                if t.asked is not None and t.asked.search(query.text):
+                if t.id in asked:
                     score += 0.1  # the question asks in this template's form (多长时间内 → …日内)
                 score += _focus_link(query, sent, span)
                 out.append((score, value, span, t, cm))

@@ -510,6 +510,22 @@ class Store:
         """Write the queued parses now; returns rows written."""
         return self._flush_parses()
 
+    @contextlib.contextmanager
+    def brief_write(self) -> Iterator[Optional[sqlite3.Connection]]:
+        """This thread's connection for a write made while answering (stored parses, e5 vectors): it waits at most
+        PARSE_WRITE_TIMEOUT_MS for another writer, in this process or another (then SQLite says busy), and is
+        None when this process's own writer (an ingest) holds the store that long: the caller writes later."""
+        if not self._write_lock.acquire(timeout=PARSE_WRITE_TIMEOUT_MS / 1000):
+            yield None
+            return
+        c = self.conn()
+        try:
+            c.execute(f"PRAGMA busy_timeout={PARSE_WRITE_TIMEOUT_MS}")
+            yield c
+        finally:
+            c.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+            self._write_lock.release()
+
     def _flush_parses(self, force: bool = True) -> int:
         c = self.conn()
         with self._parse_lock:
@@ -519,17 +535,14 @@ class Store:
                     time.monotonic() - self._parse_flushed < PARSE_FLUSH_SECONDS:
                 return 0
             queued = dict(self._parse_queue)
-        if not self._write_lock.acquire(timeout=PARSE_WRITE_TIMEOUT_MS / 1000):
-            return 0  # this process is ingesting: later
-        try:
-            c.execute(f"PRAGMA busy_timeout={PARSE_WRITE_TIMEOUT_MS}")
-            written = _write_parses(c, queued)
-        except sqlite3.Error as exc:
-            log.debug("parses not stored yet (%s); kept for the next write", exc)
-            return 0
-        finally:
-            c.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
-            self._write_lock.release()
+        with self.brief_write() as w:
+            if w is None:
+                return 0  # this process is ingesting: later
+            try:
+                written = _write_parses(w, queued)
+            except sqlite3.Error as exc:
+                log.debug("parses not stored yet (%s); kept for the next write", exc)
+                return 0
         with self._parse_lock:
             for k in queued:  # other versions' rows are dropped: one parser model per store
                 self._parse_queue.pop(k, None)

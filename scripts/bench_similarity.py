@@ -8,7 +8,8 @@ Each mode runs in its own fresh process over the same store and questions, asked
 every checked sentence for the first time; pass 2 is warm, its vectors cached), alternating modes ``--runs``
 times; the report gives medians and the on / off ratios.
 
-    python scripts/bench_similarity.py --db STORE --questions a.jsonl,b.jsonl [--runs 3] [--modes off,rules,trained,stored]
+    python scripts/bench_similarity.py --db STORE --questions a.jsonl,b.jsonl [--runs 3]
+        [--modes off,rules,trained,stored]
 """
 from __future__ import annotations
 
