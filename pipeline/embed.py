@@ -173,37 +173,69 @@ class VectorCache:
         self._lock = threading.Lock()
 
     def vector(self, text: str, is_query: bool) -> Any:
-        key = (is_query, text)
+        return self.vectors([text], is_query)[0]
+
+    def vectors(self, texts: Sequence[str], is_query: bool) -> Any:
+        """The vectors of ``texts`` (rows in order): from memory, else the store (one lookup for all),
+        else the encoder (one batch for all still missing), which queues them for the store."""
+        import numpy as np
+
+        out: list[Any] = [None] * len(texts)
         with self._lock:
-            v = self._vecs.get(key)
-            if v is not None:
-                self._vecs.move_to_end(key)
-                return v
-        stored = content_key(("query: " if is_query else "passage: ") + text) if self.table is not None else ""
-        v = self._stored(stored) if stored else None
-        if v is None:
-            v = (self.encoder.query if is_query else self.encoder.passage)([text])[0]
-            if stored:
-                self._store(stored, v)
+            for i, t in enumerate(texts):
+                v = self._vecs.get((is_query, t))
+                if v is not None:
+                    self._vecs.move_to_end((is_query, t))
+                    out[i] = v
+        missing = [i for i, v in enumerate(out) if v is None]
+        prefix = "query: " if is_query else "passage: "
+        keys = {i: content_key(prefix + texts[i]) for i in missing} if self.table is not None else {}
+        if keys:
+            got = self._stored_many(list(keys.values()))
+            for i in missing:
+                out[i] = got.get(keys[i])
+            missing = [i for i in missing if out[i] is None]
+        if missing:
+            new = (self.encoder.query if is_query else self.encoder.passage)([texts[i] for i in missing])
+            for i, v in zip(missing, new):
+                out[i] = v
+            if keys:
+                with self._lock:
+                    for i in missing:
+                        self._pending[keys[i]] = out[i]
+                self.flush()
         with self._lock:
-            self._vecs[key] = v
+            for t, v in zip(texts, out):
+                self._vecs[(is_query, t)] = v
             while len(self._vecs) > self.size:
                 self._vecs.popitem(last=False)
-        return v
+        return np.stack(out) if out else np.zeros((0, getattr(self.encoder, "dim", 384)), dtype=np.float32)
 
-    def _stored(self, key: str) -> Any:
+    def fill(self, texts: Sequence[str], progress: bool = False, batch: int = 64) -> int:
+        """Embed and store every passage of ``texts`` that the store lacks (ahead of the questions that would
+        embed them one answer at a time); returns how many were embedded. Needs a SQLite store."""
+        if self.table is None:
+            return 0
+        texts = list(dict.fromkeys(texts))
+        keys = [content_key("passage: " + t) for t in texts]
+        done = 0
+        chunks = range(0, len(texts), batch)
+        for i in _progress(chunks, len(chunks), "e5 vectors", progress):
+            part = dict(zip(keys[i:i + batch], texts[i:i + batch]))
+            have = self.table.get(self.model, list(part))
+            todo = [k for k in part if k not in have]
+            if todo:
+                vecs = self.encoder.passage([part[k] for k in todo])
+                self.table.put(self.model, dict(zip(todo, vecs)), exact=True)
+                done += len(todo)
+        return done
+
+    def _stored_many(self, keys: list[str]) -> dict[str, Any]:
         try:
-            return self.table.get(self.model, [key]).get(key) if self.table is not None else None
-        except Exception as exc:  # noqa: BLE001 - a store that cannot be read here only costs the encoder call
+            return self.table.get(self.model, keys) if self.table is not None else {}
+        except Exception as exc:  # noqa: BLE001 - a store that cannot be read here only costs the encoder calls
             self._table_off(exc)
-            return None
-
-    def _store(self, key: str, vec: Any) -> None:
-        """Queue a new vector for the store; written at once outside a read transaction, else by :meth:`flush`
-        once the answer's read snapshot has ended (as the stage-2 parses are)."""
-        with self._lock:
-            self._pending[key] = vec
-        self.flush()
+            return {}
 
     def flush(self) -> int:
         """Write the queued vectors in one transaction, unless this thread's connection is inside one (an

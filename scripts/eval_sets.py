@@ -55,6 +55,8 @@ def main() -> int:
                    help="under the coverage bar: the trained gate (models/gate, the default) or the rules")
     p.add_argument("--embed", choices=["off", "static", "e5"],
                    help="embeddings in stages 1-2 (default: the KnowledgeBase default, off)")
+    p.add_argument("--rerank", choices=["on", "off"],
+                   help="stage 1's candidates re-ranked by full e5 (default: AskSettings' default, on)")
     args = p.parse_args()
     if not Path(args.docs).is_dir():
         print(f"documents not found: {args.docs} (needs ../shared)", file=sys.stderr)
@@ -64,6 +66,8 @@ def main() -> int:
         opts["verifier"] = args.verifier == "on"
     if args.gate == "rules":
         opts["gate_weights"] = ""
+    if args.rerank:
+        opts["rerank"] = args.rerank == "on"
     settings = AskSettings(**opts) if opts else None
     emb = {"embed": args.embed} if args.embed else {}
     kb = KnowledgeBase(args.db, settings=settings, **emb)
