@@ -8,6 +8,7 @@ them; the weights are learnt (scripts/train_gate.py) and ship as data.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Sequence
 
 from .config import shipped_dir
@@ -19,6 +20,7 @@ from .verify import extract_features
 GATE_WEIGHTS = shipped_dir("models") / "gate" / "weights.json"  # in the checkout or the wheel (pipeline/_data)
 
 PASSAGE_CHARS = 400  # e5 reads a sentence's first 400 characters (its cost grows with length)
+LEXICON_RANKS = 60  # the re-ranking's depth (PrefilterSettings.rerank_depth)
 OTHERS = 6  # the e5 margin is taken over stage 2's best other sentences, this many
 # the ranges the training data spans (1st-99th percentile and a little more): a linear model must not
 # extrapolate from a margin no real sentence pair shows
@@ -76,6 +78,10 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
     feats["top_missing"] = round(max(missing) / top, 4) if missing and top > 0 else 0.0
     feats["extraction_score"] = round(min(float(found.score), 4.0) / 4.0, 4)
     feats["multi_ask"] = 1.0 if (query.constraints.get("asks") or 1) > 1 else 0.0
+    # where the evidence block stood in the lexicon's order before e5's re-ranking (0 first, 1 at 60 or
+    # later, log scale): a block that only meaning brought forward shares the topic but maybe not the detail
+    rank = min(int(found.anchor.candidate.breakdown.get("lexicon_rank", 0)), LEXICON_RANKS)
+    feats["lexicon_rank"] = round(math.log1p(rank) / math.log1p(LEXICON_RANKS), 4)
     cache = orch.meaning_cache() if similarity else None
     if cache is None:
         feats.update({"e5_similarity": 0.0, "e5_margin": 0.0, "e5_missing": 1.0})
