@@ -67,6 +67,9 @@ def normalise(vecs: Any) -> Any:
     return vecs / np.maximum(norms, 1e-9)
 
 
+E5_CHARS = 400  # full e5 reads a passage's first 400 characters (its cost grows with length)
+
+
 def content_key(text: str) -> str:
     """The key a text's vector is stored under: 16 bytes of its SHA-1, hex."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:32]
@@ -155,6 +158,11 @@ def shared_e5() -> Optional[E5Encoder]:
     return E5Encoder(threads=1, batch_size=8) if available() else None
 
 
+def _stored_key(text: str, is_query: bool) -> str:
+    """A full-e5 vector's key in the store: e5 embeds a text as a query and as a passage differently."""
+    return content_key(("query: " if is_query else "passage: ") + text)
+
+
 class VectorCache:
     """One encoder's vectors of questions and sentences, kept for the ``size`` texts used last (thread-safe).
 
@@ -190,8 +198,7 @@ class VectorCache:
                     self._vecs.move_to_end((is_query, t))
                     out[i] = v
         missing = [i for i, v in enumerate(out) if v is None]
-        prefix = "query: " if is_query else "passage: "
-        keys = {i: content_key(prefix + texts[i]) for i in missing} if self.table is not None else {}
+        keys = {i: _stored_key(texts[i], is_query) for i in missing} if self.table is not None else {}
         if keys:
             got = self._stored_many(list(keys.values()))
             for i in missing:
@@ -219,7 +226,7 @@ class VectorCache:
         if self.table is None:
             return 0
         texts = list(dict.fromkeys(texts))
-        keys = [content_key("passage: " + t) for t in texts]
+        keys = [_stored_key(t, False) for t in texts]
         done = 0
         chunks = range(0, len(texts), batch)
         for i in _progress(chunks, len(chunks), "e5 vectors", progress):

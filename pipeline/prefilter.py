@@ -154,7 +154,8 @@ class PrefilterSettings:
     rrf_embed: float = 0.25
     # full e5 re-ranks the lexicon's first rerank_depth candidates (pipeline/rerank.py; 0: off): weighted RRF,
     # 1 / (rerank_k + lexicon rank) + rerank_weight / (rerank_k + e5 rank). Chosen on 300 training questions
-    # (scripts/eval_recall.py --rerank): gold block first 97 → 180, in the top 10 202 → 244
+    # (docs/embeddings.md; scripts/eval_recall.py reports loopagent against loopagent_lexical): gold block first
+    # 97 → 180, in the top 10 202 → 244
     rerank_depth: int = 60
     rerank_k: int = 5
     rerank_weight: float = 3.0
@@ -227,10 +228,10 @@ class Prefilter:
     # --- scoring ------------------------------------------------------------
     def run(self, query: Query) -> list[Candidate]:
         cands, blocks, bm, sem = self.score(query)
+        for i, c in enumerate(cands):
+            c.breakdown["lexicon_rank"] = i  # the lexicon's own order (the trained gate reads it)
         if sem:
             cands = self._fuse(cands, blocks, bm, sem)
-        for i, c in enumerate(cands):
-            c.breakdown["lexicon_rank"] = i  # before any re-ranking (the trained gate reads it)
         if self.reranker is not None:
             cands = self.reranker.run(query, cands)
         return self._with_items(cands)
@@ -286,31 +287,27 @@ class Prefilter:
                 if rest:
                     score *= 1 + 0.08 * min(len(phrase) - 3, 8)
                     breakdown["phrase"] = phrase
-            constraint = 1.0  # the factors below that the question's own words impose (kept by re-ranking)
+            constraint = 1.0  # the factors the question's own words impose (also binding on the re-ranking)
             if quoted and not any(q in text or q in section for q in quoted):
-                score *= 0.6
                 constraint *= 0.6
                 breakdown["lacks_quoted"] = True
             if places:  # the question names a place: its documents up, other places' documents down
                 rel = where.relation(b.doc_id, places)
                 if rel != "none":
-                    score *= 1.3 if rel == "same" else 0.4
                     constraint *= 1.3 if rel == "same" else 0.4
                     breakdown["place"] = rel
             if named and b.doc_id not in named:
-                score *= 0.3
                 constraint *= 0.3
                 breakdown["outside_named_doc"] = True
             if units and any(u in section or text.startswith(u) or
                              u in str(b.meta.get("caption", "")) for u in units):
-                score *= 1.5
                 constraint *= 1.5
                 breakdown["named_unit"] = True
             heading = _heading(b.section[-1]) if b.section else ""
             if len(heading) >= 3 and heading in qtext and not _STRUCT.search(heading):
-                score *= 1.3  # 切换到节能模式…: the section headed 3.1 节能模式 (not 3.2 智能节能模式)
-                constraint *= 1.3
+                constraint *= 1.3  # 切换到节能模式…: the section headed 3.1 节能模式 (not 3.2 智能节能模式)
                 breakdown["named_section"] = heading
+            score *= constraint
             for rule, block_types, rx in hints:  # hint_applies, its question-type test done above
                 if b.type in block_types or (rx is not None and rx.search(text)):
                     score *= float(rule["boost"])

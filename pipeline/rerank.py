@@ -29,7 +29,7 @@ from .types import Candidate, Query
 
 log = logging.getLogger(__name__)
 
-PASSAGE_CHARS = 400  # of title + section path + text: e5 reads at most 512 tokens, and cost grows with length
+from .embed import E5_CHARS as PASSAGE_CHARS  # of title + section path + text
 
 
 def passage_text(c: Candidate) -> str:

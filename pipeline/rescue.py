@@ -12,15 +12,14 @@ import math
 from typing import Any, Optional, Sequence
 
 from .config import shipped_dir
-from .embed import VectorCache
+from .embed import E5_CHARS, VectorCache
 from .extract import _holds
 from .types import Anchor, Query
 from .verify import extract_features
 
 GATE_WEIGHTS = shipped_dir("models") / "gate" / "weights.json"  # in the checkout or the wheel (pipeline/_data)
 
-PASSAGE_CHARS = 400  # e5 reads a sentence's first 400 characters (its cost grows with length)
-LEXICON_RANKS = 60  # the re-ranking's depth (PrefilterSettings.rerank_depth)
+LEXICON_RANKS = 60  # the lexicon_rank feature's scale (fixed for the trained weights; the re-ranking's depth)
 OTHERS = 6  # the e5 margin is taken over stage 2's best other sentences, this many
 # the ranges the training data spans (1st-99th percentile and a little more): a linear model must not
 # extrapolate from a margin no real sentence pair shows
@@ -35,8 +34,8 @@ def clip(feats: dict[str, float]) -> dict[str, float]:
 
 
 def cosine(cache: VectorCache, question: str, text: str) -> float:
-    """Full e5's cosine of ``question`` and the first PASSAGE_CHARS characters of ``text`` (vectors cached)."""
-    return float(cache.vector(text[:PASSAGE_CHARS], False) @ cache.vector(question, True))
+    """Full e5's cosine of ``question`` and the first E5_CHARS characters of ``text`` (vectors cached)."""
+    return float(cache.vector(text[:E5_CHARS], False) @ cache.vector(question, True))
 
 
 def other_anchors(found: Any, anchors: Sequence[Anchor]) -> list[Anchor]:
