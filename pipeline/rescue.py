@@ -95,7 +95,10 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
 def _bound(model: Any, feats: dict[str, float], free: dict[str, tuple[float, ...]]) -> Optional[dict[str, float]]:
     """When every combination of the ``free`` features' values (the ends of their clipped ranges) gives the
     same decision, the features at the combination least favourable to it (its probability is then a bound
-    on the real one); else None. Exact for a logistic model, which is monotone in each feature."""
+    on the real one); else None. Exact for a model monotone in the free features (a logistic model is in
+    every feature; trees where trained so); None, and so no shortcut, for any other."""
+    if not model.model.monotone_in(tuple(free)):
+        return None
     corners = [dict(feats)]
     for name, values in free.items():
         corners = [{**c, name: v} for c in corners for v in values]
@@ -113,8 +116,8 @@ def decide(orch: Any, model: Any, query: Query, found: Any, anchors: Sequence[An
     """The trained gate's verdict on ``found`` and what it did not need to compute: "" (everything was),
     "margin" (the other sentences were not embedded) or "similarity" (no e5 call at all).
 
-    e5 costs a call per new sentence. The logistic model is monotone in the e5 cosine and in the margin over
-    the other sentences, and both are held to CLIP's ranges, so when every end of those ranges gives the same
+    e5 costs a call per new sentence. The model is monotone in the e5 cosine and in the margin over the other
+    sentences (logistic; the trees are trained with that constraint), and both are held to CLIP's ranges, so when every end of those ranges gives the same
     decision the decision is known without them: the verdict is then the one at the end least favourable to
     that decision, exactly the decision the real values would have given. The cosine is bounded first (no
     e5 call), then, with it known, the margin (the evidence embedded, not the other sentences)."""

@@ -145,20 +145,111 @@ class VerifierModel:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
+    def monotone_in(self, names: tuple[str, ...]) -> bool:
+        """A logistic model is monotone in every feature."""
+        return True
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One regression tree, as parallel arrays over its nodes (node 0 the root). A node with ``feature`` −1 is
+    a leaf; otherwise ``x[feature] <= threshold`` goes to ``left``, else to ``right``. ``value`` is a leaf's
+    output and, at an inner node, the mean output of the training rows that reached it (what the tree says
+    before the node's question is asked: the per-feature contributions are the changes along the path)."""
+
+    feature: tuple[int, ...]
+    threshold: tuple[float, ...]
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+    value: tuple[float, ...]
+
+    def path(self, x: list[float]) -> list[int]:
+        node, out = 0, [0]
+        while self.feature[node] >= 0:
+            node = self.left[node] if x[self.feature[node]] <= self.threshold[node] else self.right[node]
+            out.append(node)
+        return out
+
+
+@dataclass(frozen=True)
+class TreeModel:
+    """Gradient-boosted regression trees on the log-odds: p = σ(base + Σ tree(x)). Trained by
+    scripts/train_gate.py (scikit-learn's HistGradientBoostingClassifier, shallow trees); predicting needs no
+    library. ``monotone`` names the features the probability never decreases in (trained with that
+    constraint): the gate's bound over the e5 features (pipeline/rescue._bound) needs them there."""
+
+    names: tuple[str, ...]
+    trees: tuple[Tree, ...]
+    base: float
+    threshold: float
+    monotone: tuple[str, ...] = ()
+
+    @classmethod
+    def from_dict(cls, d: dict, source: str = "<dict>") -> "TreeModel":
+        try:
+            names = tuple(d["features"])
+            trees = tuple(Tree(tuple(map(int, t["feature"])), tuple(map(float, t["threshold"])),
+                               tuple(map(int, t["left"])), tuple(map(int, t["right"])),
+                               tuple(map(float, t["value"]))) for t in d["trees"])
+            m = cls(names, trees, float(d["base"]), float(d["threshold"]), tuple(d.get("monotone") or ()))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise LoopAgentError("E406", path=source, detail=f"{type(exc).__name__}: {exc}") from exc
+        unknown = [n for n in names + m.monotone if n not in FEATURES]
+        bad = [i for i, t in enumerate(trees)
+               if not (len(t.feature) == len(t.threshold) == len(t.left) == len(t.right) == len(t.value))
+               or any(f >= len(names) or (f >= 0 and not (0 < t.left[j] < len(t.feature)
+                                                         and 0 < t.right[j] < len(t.feature)))
+                      for j, f in enumerate(t.feature))]
+        if unknown or bad:
+            raise LoopAgentError("E406", path=source, detail=f"unknown features {unknown} or malformed trees {bad[:3]}")
+        return m
+
+    def to_dict(self) -> dict:
+        return {"kind": "trees", "features": list(self.names), "base": self.base, "threshold": self.threshold,
+                "monotone": list(self.monotone),
+                "trees": [{"feature": list(t.feature), "threshold": list(t.threshold), "left": list(t.left),
+                           "right": list(t.right), "value": list(t.value)} for t in self.trees]}
+
+    def _x(self, feats: dict[str, float]) -> list[float]:
+        return [float(feats.get(n, 0.0)) for n in self.names]
+
+    def contributions(self, feats: dict[str, float]) -> dict[str, float]:
+        """Each feature's share of the logit above the trees' mean output: along each tree's path, the change
+        of the mean output at every node is credited to the feature its parent asked about."""
+        x = self._x(feats)
+        out = dict.fromkeys(self.names, 0.0)
+        for t in self.trees:
+            nodes = t.path(x)
+            for parent, child in zip(nodes, nodes[1:]):
+                out[self.names[t.feature[parent]]] += t.value[child] - t.value[parent]
+        return out
+
+    def probability(self, feats: dict[str, float]) -> float:
+        x = self._x(feats)
+        z = self.base + sum(t.value[t.path(x)[-1]] for t in self.trees)
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def monotone_in(self, names: tuple[str, ...]) -> bool:
+        return all(n in self.monotone or n not in self.names for n in names)
+
+
 @lru_cache(maxsize=4)
-def load_model(path: str = str(WEIGHTS)) -> VerifierModel:
-    """The shipped weights (or another weights file); E406 when missing or malformed."""
+def load_model(path: str = str(WEIGHTS)) -> "VerifierModel | TreeModel":
+    """The shipped weights (or another weights file): a logistic model, or trees (``"kind": "trees"``);
+    E406 when missing or malformed."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise LoopAgentError("E406", path=path, detail=f"{type(exc).__name__}: {exc}") from exc
+    if isinstance(data, dict) and data.get("kind") == "trees":
+        return TreeModel.from_dict(data, path)
     return VerifierModel.from_dict(data, path)
 
 
 class Verifier:
     """Stage 3½: answer or not_found for one extraction's features."""
 
-    def __init__(self, model: Optional[VerifierModel] = None, threshold: Optional[float] = None) -> None:
+    def __init__(self, model: "Optional[VerifierModel | TreeModel]" = None, threshold: Optional[float] = None) -> None:
         self.model = model or load_model()
         self.threshold = self.model.threshold if threshold is None else threshold
 

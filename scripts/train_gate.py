@@ -2,14 +2,16 @@
 """Train the gate (pipeline/rescue.py) over every one-ask extraction that passed the hard checks, under the coverage
 bar and above it: one command, held-out figures, weights + manifest.
 
-usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models/gate] [--cost 3] [--l2 1]
+usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models/gate] [--cost 3] [--model trees|logistic]
        scripts/train_gate.py --rows A.jsonl,B.jsonl [...]        (rows written by scripts/gate_data.py)
 
 1. Asks every training question (dev, tests/data/fresh, the practice sets and the sealed sets already scored:
    scripts/eval_sets.py SCORED_SEALED) with the rules' gate (AskSettings(gate_weights="")), two processes, and
    keeps every extraction the gate looked at, its features and whether it would be scored right
    (scripts/gate_data.py). Dev-corpus sets are asked against --db, the others against --train-db.
-2. Fits a standardised L2 logistic regression on those extractions (under the bar: what the rules accepted or
+2. Fits gradient-boosted shallow trees (``--model trees``, the default: scikit-learn's
+   HistGradientBoostingClassifier, never decreasing in TREE_MONOTONE) or a standardised L2 logistic regression
+   (``--model logistic``) on those extractions (under the bar: what the rules accepted or
    refused for coverage; above it: what the bar accepted), each set held out in turn (leave-one-set-out), and
    replays every question with the held-out probabilities: a question's answer changes only where the trained
    gate decides otherwise than the rules did (above the bar: refuses what the bar accepted).
@@ -37,6 +39,58 @@ from eval_sets import DEV_CORPUS, SCORED_SEALED, set_path  # noqa: E402
 from train_verifier import fit, git_commit, predict  # noqa: E402
 from pipeline.verify import FEATURES  # noqa: E402
 from pipeline.rescue import UNUSED, clip  # noqa: E402
+from pipeline.verify import TreeModel  # noqa: E402
+
+# the trees: chosen on the leave-one-set-out curve of the 1,950 training questions of stop 30 (every depth 2-5,
+# 100-300 trees, beat the logistic model at every wrong-answer budget from 40 to 93); the probability never
+# decreases in these features (the gate's e5 shortcut, pipeline/rescue._bound, needs the first two)
+TREE_MONOTONE = ("e5_similarity", "e5_margin", "coverage", "anchor_margin")
+TREE_PARAMS = {"max_depth": 3, "max_iter": 200, "learning_rate": 0.05, "min_samples_leaf": 20,
+               "l2_regularization": 1.0, "random_state": 0}
+
+
+def fit_trees(x: np.ndarray, y: np.ndarray, names: list[str]) -> TreeModel:
+    """Boosted trees on (x, y), exported as a TreeModel (inner nodes hold the mean output of the training rows
+    that reached them, for the per-feature contributions)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier  # training only: `pip install scikit-learn`
+
+    clf = HistGradientBoostingClassifier(monotonic_cst=[1 if n in TREE_MONOTONE else 0 for n in names],
+                                         **TREE_PARAMS).fit(x, y)
+    trees = []
+    for (pred,) in clf._predictors:  # one tree per iteration (binary); the fitted predictors' node arrays
+        nodes = pred.nodes
+        value = [float(v) for v in nodes["value"]]
+
+        def mean(i: int) -> tuple[float, int]:  # (mean leaf output below node i by training count, count)
+            if nodes["is_leaf"][i]:
+                return value[i], int(nodes["count"][i])
+            (a, na), (b, nb) = mean(int(nodes["left"][i])), mean(int(nodes["right"][i]))
+            value[i] = (a * na + b * nb) / max(na + nb, 1)
+            return value[i], na + nb
+
+        mean(0)
+        leaf = [bool(v) for v in nodes["is_leaf"]]
+        trees.append({"feature": [-1 if leaf[i] else int(nodes["feature_idx"][i]) for i in range(len(nodes))],
+                      "threshold": [0.0 if leaf[i] else float(nodes["num_threshold"][i]) for i in range(len(nodes))],
+                      "left": [0 if leaf[i] else int(nodes["left"][i]) for i in range(len(nodes))],
+                      "right": [0 if leaf[i] else int(nodes["right"][i]) for i in range(len(nodes))],
+                      "value": value})
+    model = TreeModel.from_dict({"features": names, "trees": trees, "base": float(np.ravel(clf._baseline_prediction)[0]),
+                                 "threshold": 0.5, "monotone": [n for n in TREE_MONOTONE if n in names]})
+    check = np.array([model.probability(dict(zip(names, row))) for row in x[:50]])
+    if not np.allclose(check, clf.predict_proba(x[:50])[:, 1], atol=1e-6):
+        raise SystemExit("the exported trees do not reproduce scikit-learn's probabilities")
+    return model
+
+
+def fit_kind(kind: str, x: np.ndarray, y: np.ndarray, names: list[str], l2: float):
+    """(a function from feature rows to probabilities, the weights file's dict) for ``kind``."""
+    if kind == "trees":
+        m = fit_trees(x, y, names)
+        return (lambda rows: np.array([m.probability(dict(zip(names, r))) for r in rows])), m.to_dict()
+    lr = fit(x, y, l2)
+    lr["features"] = names
+    return (lambda rows: predict(lr, rows)), lr
 
 UNDER = {"accept_rule", "refuse_cover"}  # the gate's decisions under the coverage bar (the rules decide them)
 DECIDED = UNDER | {"accept_bar"}
@@ -100,7 +154,8 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "models" / "gate"))
     ap.add_argument("--cost", type=float, default=3.0, help="how many right answers one wrong answer costs: the "
                     "threshold maximises held-out (right gained - cost x wrong gained) against the rules")
-    ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument("--l2", type=float, default=1.0, help="the logistic model's L2 penalty")
+    ap.add_argument("--model", choices=["trees", "logistic"], default="trees")
     args = ap.parse_args()
     if args.rows:
         files = [Path(f) for f in args.rows.split(",")]
@@ -121,12 +176,12 @@ def main() -> int:
     for s in sets:  # leave one set out
         held = [r for r in rows if r["set"] == s]
         train = [g for r in rows if r["set"] != s for g in entries(r) if modelled(g)]
-        m = fit(np.array([[g["features"][n] for n in names] for g in train]),
-                np.array([g["right"] for g in train], dtype=float), args.l2)
-        for r in held:
-            for g in entries(r):
-                if modelled(g):
-                    probs[id(g)] = float(predict(m, np.array([[g["features"][n] for n in names]]))[0])
+        prob, _ = fit_kind(args.model, np.array([[g["features"][n] for n in names] for g in train]),
+                           np.array([g["right"] for g in train], dtype=float), names, args.l2)
+        gs = [g for r in held for g in entries(r) if modelled(g)]
+        if gs:
+            for g, p in zip(gs, prob(np.array([[g["features"][n] for n in names] for g in gs]))):
+                probs[id(g)] = float(p)
     rules = _replay_rules(rows)
     n_ans = sum(r["answerable"] for r in rows)
     curve = []
@@ -143,12 +198,15 @@ def main() -> int:
         mark = "  <- chosen" if c is best else ""
         print(f"  {c['threshold']:.2f}  {c['right']}  {c['wrong']}  {c['accuracy']:.3f}  {c['wrong_rate']:.3f}  "
               f"{c['gain']:+.1f}{mark}")
-    model = fit(x_all, y_all, args.l2)
-    model["features"] = names
+    _, model = fit_kind(args.model, x_all, y_all, names, args.l2)
     model["threshold"] = best["threshold"]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "weights.json").write_text(json.dumps(model, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    # trees: one line per tree (200 trees of up to 15 nodes); the logistic model: one value per line
+    text = (json.dumps({k: v for k, v in model.items() if k != "trees"}, ensure_ascii=False, indent=1)[:-2]
+            + ',\n "trees": [\n' + ",\n".join(json.dumps(t, separators=(",", ":")) for t in model["trees"]) + "\n ]\n}"
+            if "trees" in model else json.dumps(model, ensure_ascii=False, indent=1))
+    (out / "weights.json").write_text(text + "\n", encoding="utf-8")
     data = {}
     for name in list(DEV_CORPUS) + TRAIN_SETS:
         p = set_path(name)
@@ -160,7 +218,8 @@ def main() -> int:
     manifest = {"trained": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "git_commit": git_commit(), "command": " ".join(["python"] + sys.argv),
                 "population": "extractions that passed the hard checks (under the coverage bar and above it), one-ask questions",
-                "extractions": len(decided), "positives": int(y_all.sum()), "l2": args.l2,
+                "extractions": len(decided), "positives": int(y_all.sum()), "model": args.model,
+                **({"trees": TREE_PARAMS, "monotone": list(TREE_MONOTONE)} if args.model == "trees" else {"l2": args.l2}),
                 "threshold_rule": f"max held-out (right gained - {args.cost:g} x wrong gained) against the rules",
                 "rules": {"right": rules[0], "wrong": rules[1]}, "curve": curve, "data": data}
     (out / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

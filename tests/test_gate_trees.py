@@ -1,0 +1,85 @@
+"""The gate's boosted trees (pipeline.verify.TreeModel): prediction and per-feature contributions with no library,
+the e5 shortcut only where the trees are monotone, and scripts/train_gate.py's export reproducing scikit-learn."""
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pipeline.errors import LoopAgentError
+from pipeline.rescue import _bound
+from pipeline.verify import TreeModel, Verifier, load_model
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# two stumps: coverage ≤ 0.5 → −1 else +1 (root mean 0 over 10 + 10 rows); e5_similarity ≤ 0.9 → −0.5 else
+# +1.5 (mean over 30 + 10 rows: 0); base 0.2
+TREES = {"kind": "trees", "features": ["coverage", "e5_similarity"], "base": 0.2, "threshold": 0.5,
+         "monotone": ["coverage", "e5_similarity"],
+         "trees": [{"feature": [0, -1, -1], "threshold": [0.5, 0, 0], "left": [1, 0, 0], "right": [2, 0, 0],
+                    "value": [0.0, -1.0, 1.0]},
+                   {"feature": [1, -1, -1], "threshold": [0.9, 0, 0], "left": [1, 0, 0], "right": [2, 0, 0],
+                    "value": [0.0, -0.5, 1.5]}]}
+
+
+def _sigmoid(z):
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def test_probability_is_the_base_plus_the_leaves():
+    m = TreeModel.from_dict(TREES)
+    assert m.probability({"coverage": 0.3, "e5_similarity": 0.95}) == pytest.approx(_sigmoid(0.2 - 1.0 + 1.5))
+    assert m.probability({"coverage": 0.5, "e5_similarity": 0.9}) == pytest.approx(_sigmoid(0.2 - 1.0 - 0.5))  # ≤ goes left
+
+
+def test_contributions_are_the_changes_along_each_path_and_name_the_decisive_feature():
+    m = TreeModel.from_dict(TREES)
+    assert m.contributions({"coverage": 0.3, "e5_similarity": 0.95}) == {"coverage": -1.0, "e5_similarity": 1.5}
+    v = Verifier(m).run({"coverage": 0.3, "e5_similarity": 0.95}, top=1)
+    assert (v.decision, v.probability) == ("answer", round(_sigmoid(0.7), 4))
+    assert v.reason() == "校验：采纳（概率0.67；语义相似度（e5）0.95）"
+
+
+def test_round_trip_and_malformed_trees(tmp_path):
+    m = TreeModel.from_dict(TREES)
+    assert TreeModel.from_dict(m.to_dict()) == m
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps(TREES), encoding="utf-8")
+    load_model.cache_clear()
+    assert load_model(str(w)) == m
+    bad = dict(TREES, trees=[{**TREES["trees"][0], "left": [7, 0, 0]}])  # a child that is not a node
+    w.write_text(json.dumps(bad), encoding="utf-8")
+    load_model.cache_clear()
+    with pytest.raises(LoopAgentError) as e:
+        load_model(str(w))
+    assert e.value.code == "E406" and "malformed trees [0]" in str(e.value)
+
+
+def test_the_e5_shortcut_needs_monotone_trees():
+    feats = {"coverage": 0.9, "e5_similarity": 0.8}
+    free = {"e5_similarity": (0.8, 1.0)}
+    sure = _bound(Verifier(TreeModel.from_dict(TREES)), feats, free)
+    assert sure == {"coverage": 0.9, "e5_similarity": 0.8}  # accepted at both ends: the low end is the bound
+    loose = TreeModel.from_dict(dict(TREES, monotone=["coverage"]))
+    assert _bound(Verifier(loose), feats, free) is None  # not monotone in e5: computed, never assumed
+
+
+def test_train_gate_exports_trees_that_reproduce_scikit_learn():
+    pytest.importorskip("sklearn")
+    spec = importlib.util.spec_from_file_location("train_gate", ROOT / "scripts" / "train_gate.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rng = np.random.default_rng(0)
+    names = ["coverage", "e5_similarity", "anchor_margin", "yesno"]
+    x = rng.random((400, 4))
+    y = ((x[:, 0] + x[:, 1] + 0.3 * rng.standard_normal(400)) > 1.0).astype(float)
+    m = mod.fit_trees(x, y, names)  # raises when the export differs from predict_proba
+    assert m.monotone == ("e5_similarity", "coverage", "anchor_margin")  # TREE_MONOTONE's among the features
+    low = m.probability({"coverage": 0.1, "e5_similarity": 0.1, "anchor_margin": 0.5, "yesno": 0.0})
+    high = m.probability({"coverage": 0.9, "e5_similarity": 0.9, "anchor_margin": 0.5, "yesno": 0.0})
+    assert low < 0.3 < 0.7 < high
+    # the mean output at the root of each tree is the count-weighted mean of its leaves
+    t = m.trees[0]
+    assert t.value[0] == pytest.approx(np.mean([t.value[t.path(list(r))[-1]] for r in x]), abs=1e-9)
