@@ -1,4 +1,6 @@
 """Figures inside a calendar date are no lengths of time, and a question about an end date takes only an end."""
+from pipeline.orchestrator import AskSettings
+
 DOC = ("# 某镇老旧小区改造补贴实施办法\n\n## 一、补贴标准\n\n每个楼道每年补贴三千元。\n\n"
        "## 二、其他\n\n补贴资金按季度拨付。\n\n某镇人民政府2024年5月8日\n")
 
@@ -18,5 +20,6 @@ def test_an_issue_date_does_not_answer_when_something_ends(kb_of):
 
 def test_an_end_date_answers_when_something_ends(kb_of):
     doc = DOC.replace("补贴资金按季度拨付。", "补贴资金按季度拨付。本办法有效期至2026年6月30日。")
-    a = kb_of({"办法.md": doc}).ask("某镇老旧小区改造补贴实施办法的有效期到哪天为止？")
+    # the coverage bar decides (72% ≥ 70%): the trained gate, more cautious, refuses it (probability 0.70 < 0.75)
+    a = kb_of({"办法.md": doc}, settings=AskSettings(gate_weights="")).ask("某镇老旧小区改造补贴实施办法的有效期到哪天为止？")
     assert (a.status, a.value) == ("answered", {"kind": "date", "iso": "2026-06-30"})

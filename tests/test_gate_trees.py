@@ -83,3 +83,14 @@ def test_train_gate_exports_trees_that_reproduce_scikit_learn():
     # the mean output at the root of each tree is the count-weighted mean of its leaves
     t = m.trees[0]
     assert t.value[0] == pytest.approx(np.mean([t.value[t.path(list(r))[-1]] for r in x]), abs=1e-9)
+
+
+def test_the_threshold_rule_holds_the_held_out_wrong_rate_to_the_bar():
+    spec = importlib.util.spec_from_file_location("train_gate", ROOT / "scripts" / "train_gate.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    curve = [{"threshold": 0.6, "wrong_rate": 0.045, "gain": 254.0}, {"threshold": 0.65, "wrong_rate": 0.039, "gain": 262.0},
+             {"threshold": 0.75, "wrong_rate": 0.028, "gain": 248.0}, {"threshold": 0.8, "wrong_rate": 0.023, "gain": 210.0}]
+    assert mod.choose(curve, 0.03)["threshold"] == 0.75  # the lowest within 3%, though 0.65 gains more
+    assert mod.choose(curve, 0.0)["threshold"] == 0.65  # the gain rule alone
+    assert mod.choose(curve, 0.01)["threshold"] == 0.65  # none within 1%: the gain rule
