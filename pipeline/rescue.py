@@ -117,9 +117,10 @@ def decide(orch: Any, model: Any, query: Query, found: Any, anchors: Sequence[An
     "margin" (the other sentences were not embedded) or "similarity" (no e5 call at all).
 
     e5 costs a call per new sentence. The model is monotone in the e5 cosine and in the margin over the other
-    sentences (logistic; the trees are trained with that constraint), and both are held to CLIP's ranges, so when every end of those ranges gives the same
-    decision the decision is known without them: the verdict is then the one at the end least favourable to
-    that decision, exactly the decision the real values would have given. The cosine is bounded first (no
+    sentences (logistic; the trees are trained with that constraint), and both are held to CLIP's ranges, so
+    when every end of those ranges gives the same decision the decision is known without them: the verdict is
+    then the one at the end least favourable to that decision, exactly the decision the real values would
+    have given. The cosine is bounded first (no
     e5 call), then, with it known, the margin (the evidence embedded, not the other sentences)."""
     feats = gate_features(orch, query, found, anchors, similarity=False, margin=False, scope=scope)
     cache = orch.meaning_cache()
