@@ -1773,6 +1773,8 @@ def _render(value: dict) -> str:
     k = value.get("kind")
     if k == "range":
         return f"{value['min']}–{value['max']}{value.get('unit', '')}"
+    if k == "duration" and value.get("unit") == "月":
+        return f"{value.get('number')}个月"  # 2月 reads as February
     if k in ("duration", "money", "number", "count"):
         return f"{value.get('number')}{value.get('unit', '') or ''}"
     if k == "date":

@@ -271,7 +271,7 @@ def test_human_answer_starts_with_the_value_and_names_block_and_trace(example_kb
     assert main(["ask", "劳动合同期限一年以上不满三年的，试用期最长多久？", "--db", db, "--audit", str(audit)]) == 0
     out = capsys.readouterr().out.splitlines()
     row = json.loads(audit.read_text(encoding="utf-8"))
-    assert out[0] == "2月    [duration]"
+    assert out[0] == "2个月    [duration]"
     assert out[1] == "  原文：劳动合同期限一年以上不满三年的，试用期不得超过二个月；"
     block = row["evidence"][0]["block_id"]
     assert f"        block {block}  (loopagent show {block})" in out

@@ -160,7 +160,7 @@ def test_count_change_and_enumeration(tmp_path):
 
 def test_tiered_provision_without_the_deciding_condition_gives_every_tier(example_kb):
     a = example_kb.ask("试用期最长多久？")
-    assert a.value == {"kind": "list", "items": ["1月", "2月", "6月"]}
+    assert a.value == {"kind": "list", "items": ["1个月", "2个月", "6个月"]}  # not 2月 (February)
     assert [e.section[-1] for e in a.evidence] == ["第十九条"] * 3
 
 

@@ -67,7 +67,7 @@ def test_page_asks_highlights_evidence_and_takes_feedback(live, browser, tmp_pat
     assert block.text == stored.text.strip()  # the whole block, the sentence marked inside it
     where = browser.find_element(By.CSS_SELECTOR, ".evidence-where").text
     assert "《中华人民共和国劳动合同法》" in where and "第二章 劳动合同的订立 › 第十九条" in where
-    assert browser.find_element(By.ID, "value").text == "2月"
+    assert browser.find_element(By.ID, "value").text == "2个月"
     assert len(browser.find_elements(By.CSS_SELECTOR, "#reasoning li")) >= 4
     trace_id = browser.find_element(By.ID, "trace-link").text
     browser.save_screenshot(str(artefacts() / "evidence_page.png"))

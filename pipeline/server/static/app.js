@@ -40,7 +40,9 @@ function valueText(v) {
     case "boolean": return v.value ? "是" : "否";
     case "date": return String(v.iso || v.text || "");
     default:
-      if (v.number !== undefined && v.number !== null) return `${v.number}${v.unit || (v.kind === "money" ? "元" : "")}`;
+      // a duration of months reads 2个月 (2月 is February)
+      if (v.number !== undefined && v.number !== null)
+        return `${v.number}${v.kind === "duration" && v.unit === "月" ? "个月" : v.unit || (v.kind === "money" ? "元" : "")}`;
       return String(v.text || "");
   }
 }
