@@ -125,9 +125,8 @@ def _value_text(value) -> str:
     if kind == "date":
         return str(value.get("iso") or value.get("text") or "")
     if "number" in value:
-        from .extract import render_value  # one rendering of durations (2个月, not 2月)
-        return render_value(value) if kind == "duration" else \
-            f"{value['number']}{value.get('unit') or ('元' if kind == 'money' else '')}"
+        from .extract import unit_text  # one rule for units (2个月, not 2月)
+        return f"{value['number']}{unit_text(value) or ('元' if kind == 'money' else '')}"
     return str(value.get("text") or "")
 def _ask_batch(kb: KnowledgeBase, args) -> int:
     """Answer every line of a JSONL file: exactly one output line per input line, the batch always goes on.

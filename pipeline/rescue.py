@@ -21,8 +21,8 @@ GATE_WEIGHTS = shipped_dir("models") / "gate" / "weights.json"  # in the checkou
 
 LEXICON_RANKS = 60  # the lexicon_rank feature's scale (fixed for the trained weights; the re-ranking's depth)
 OTHERS = 6  # the e5 margin is taken over stage 2's best other sentences, this many
-# the ranges the training data spans (1st-99th percentile and a little more): a linear model must not
-# extrapolate from a margin no real sentence pair shows
+# the ranges the training data spans (1st-99th percentile and a little more): the model must not extrapolate
+# from a margin no real sentence pair shows, and the gate's e5 shortcut bounds the e5 features by these ends
 CLIP = {"e5_similarity": (0.8, 1.0), "e5_margin": (-0.1, 0.1), "anchor_margin": (-1.0, 1.0)}
 # features the model never reads: constant on its population (one ask, e5 present) or superseded by e5
 UNUSED = ("similarity", "similarity_missing", "e5_missing", "multi_ask")
@@ -120,8 +120,8 @@ def decide(orch: Any, model: Any, query: Query, found: Any, anchors: Sequence[An
     sentences (logistic; the trees are trained with that constraint), and both are held to CLIP's ranges, so
     when every end of those ranges gives the same decision the decision is known without them: the verdict is
     then the one at the end least favourable to that decision, exactly the decision the real values would
-    have given. The cosine is bounded first (no
-    e5 call), then, with it known, the margin (the evidence embedded, not the other sentences)."""
+    have given. The cosine is bounded first (no e5 call), then, with it known, the margin (the evidence
+    embedded, not the other sentences)."""
     feats = gate_features(orch, query, found, anchors, similarity=False, margin=False, scope=scope)
     cache = orch.meaning_cache()
     if cache is None:  # no e5 at all: nothing to spare

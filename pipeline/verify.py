@@ -140,14 +140,21 @@ class VerifierModel:
         return {n: c * (feats.get(n, 0.0) - m) / (s or 1.0)
                 for n, m, s, c in zip(self.names, self.mean, self.std, self.coef)}
 
-    def probability(self, feats: dict[str, float]) -> float:
-        z = self.intercept + sum(self.contributions(feats).values())
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    def explain(self, feats: dict[str, float]) -> tuple[float, dict[str, float]]:
+        """(probability, contributions) in one pass."""
+        contrib = self.contributions(feats)
+        return _sigmoid(self.intercept + sum(contrib.values())), contrib
 
+    def probability(self, feats: dict[str, float]) -> float:
+        return self.explain(feats)[0]
 
     def monotone_in(self, names: tuple[str, ...]) -> bool:
         """A logistic model is monotone in every feature."""
         return True
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 @dataclass(frozen=True)
@@ -213,21 +220,26 @@ class TreeModel:
     def _x(self, feats: dict[str, float]) -> list[float]:
         return [float(feats.get(n, 0.0)) for n in self.names]
 
-    def contributions(self, feats: dict[str, float]) -> dict[str, float]:
-        """Each feature's share of the logit above the trees' mean output: along each tree's path, the change
-        of the mean output at every node is credited to the feature its parent asked about."""
+    def explain(self, feats: dict[str, float]) -> tuple[float, dict[str, float]]:
+        """(probability, each feature's share of the logit above the trees' mean output), one walk per tree:
+        along each tree's path, the change of the mean output at every node is credited to the feature its
+        parent asked about."""
         x = self._x(feats)
         out = dict.fromkeys(self.names, 0.0)
+        z = self.base
         for t in self.trees:
             nodes = t.path(x)
             for parent, child in zip(nodes, nodes[1:]):
                 out[self.names[t.feature[parent]]] += t.value[child] - t.value[parent]
-        return out
+            z += t.value[nodes[-1]]
+        return _sigmoid(z), out
+
+    def contributions(self, feats: dict[str, float]) -> dict[str, float]:
+        return self.explain(feats)[1]
 
     def probability(self, feats: dict[str, float]) -> float:
         x = self._x(feats)
-        z = self.base + sum(t.value[t.path(x)[-1]] for t in self.trees)
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return _sigmoid(self.base + sum(t.value[t.path(x)[-1]] for t in self.trees))
 
     def monotone_in(self, names: tuple[str, ...]) -> bool:
         return all(n in self.monotone or n not in self.names for n in names)
@@ -249,14 +261,14 @@ def load_model(path: str = str(WEIGHTS)) -> "VerifierModel | TreeModel":
 class Verifier:
     """Stage 3½: answer or not_found for one extraction's features."""
 
-    def __init__(self, model: "Optional[VerifierModel | TreeModel]" = None, threshold: Optional[float] = None) -> None:
+    def __init__(self, model: "Optional[VerifierModel | TreeModel]" = None,
+                 threshold: Optional[float] = None) -> None:
         self.model = model or load_model()
         self.threshold = self.model.threshold if threshold is None else threshold
 
     def run(self, feats: dict[str, float], top: int = 2) -> Verdict:
-        p = self.model.probability(feats)
+        p, contrib = self.model.explain(feats)
         accept = p >= self.threshold
-        contrib = self.model.contributions(feats)
         # decisive: the features that pushed most towards the decision taken
         sign = 1.0 if accept else -1.0
         ranked = sorted((n for n in contrib if sign * contrib[n] > 0), key=lambda n: -sign * contrib[n])[:top]

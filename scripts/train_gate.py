@@ -2,7 +2,8 @@
 """Train the gate (pipeline/rescue.py) over every one-ask extraction that passed the hard checks, under the coverage
 bar and above it: one command, held-out figures, weights + manifest.
 
-usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models/gate] [--max-wrong 0.03] [--model trees|logistic]
+usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models/gate] [--max-wrong 0.03]
+                             [--model trees|logistic]
        scripts/train_gate.py --rows A.jsonl,B.jsonl [...]        (rows written by scripts/gate_data.py)
 
 1. Asks every training question (dev, tests/data/fresh, the practice sets and the sealed sets already scored:
@@ -19,7 +20,8 @@ usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models
    ``--max-wrong`` (0.03 by default, the stage-3 issue's bar): sealed sets s43-s46 showed wrong-answer rates two
    to three times the held-out estimate, so the estimate is held to the bar, not traded. With ``--max-wrong 0``
    (or where no threshold meets it) the one that maximises held-out (right gained − cost × wrong gained)
-   against the rules (a wrong answer costs three right ones by default). Prints the curve, fits on everything and writes weights.json and manifest.json under --out.
+   against the rules (a wrong answer costs three right ones by default). Prints the curve, fits on everything
+   and writes weights.json and manifest.json under --out.
 Never reads a sealed set that has not been scored.
 """
 import argparse
@@ -39,9 +41,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from eval_sets import DEV_CORPUS, SCORED_SEALED, set_path  # noqa: E402
 from train_verifier import fit, git_commit, predict  # noqa: E402
-from pipeline.verify import FEATURES  # noqa: E402
 from pipeline.rescue import UNUSED, clip  # noqa: E402
-from pipeline.verify import TreeModel  # noqa: E402
+from pipeline.verify import FEATURES, TreeModel  # noqa: E402
 
 # the trees: chosen on the leave-one-set-out curve of the 1,950 training questions of stop 30 (every depth 2-5,
 # 100-300 trees, beat the logistic model at every wrong-answer budget from 40 to 93); the probability never
