@@ -77,6 +77,7 @@ _TITLE_KIND = re.compile("|".join(sorted(map(re.escape, cues.words("question.tit
 _RUN_MIN = int(cues.table("question.title_run_limits")["min_chars"])
 _RUN_DOCS = int(cues.table("question.title_run_limits")["max_docs"])
 _RUN_MAX = 24
+_OPTIONAL_DE = cues.text("title.optional_particle")  # title runs match without it (…试点的暂行办法 = …试点暂行办法)
 _RUN_TEXT = re.compile(r"[\u4e00-\u9fffA-Za-z0-9]+")  # one run of words, no punctuation or spaces
 
 
@@ -356,14 +357,19 @@ class QueryAnalyzer:
         """The longest run of the question that ends in a title kind word (协定, 制度, 说明…) and that the
         titles of at most ``max_docs`` documents hold (rules/pipeline_cues.yaml question.title_*)."""
         best: tuple[Optional[str], list[str]] = (None, [])
-        for m in _TITLE_KIND.finditer(question):
+        bare = question.replace(_OPTIONAL_DE, "")  # 房产税试点暂行办法 names …征收房产税试点的暂行办法 too
+        for m in _TITLE_KIND.finditer(bare):
             end = m.end()
             for start in range(max(0, end - _RUN_MAX), end - _RUN_MIN + 1):
-                ids = self._title_runs.get(question[start:end])
+                ids = self._title_runs.get(bare[start:end])
                 if ids and (best[0] is None or end - start > len(best[0])):
-                    best = (question[start:end], sorted(ids))
+                    best = (bare[start:end], sorted(ids))
                     break  # the longest run ending here
-        return best
+        if best[0] is None:
+            return best
+        # the run as the question writes it (with its 的)
+        hit = re.search(f"{_OPTIONAL_DE}?".join(map(re.escape, best[0])), question)
+        return (hit.group(0) if hit else best[0]), best[1]
 
     def _idf(self, terms: list[str], expansions: Optional[dict[str, list[str]]] = None
              ) -> tuple[dict[str, float], dict[str, int]]:
@@ -462,10 +468,11 @@ def _title_runs(names: list["_DocName"]) -> dict[str, set[str]]:
     documents whose names hold it; runs that too many documents share are left out (失业保险条例)."""
     runs: dict[str, set[str]] = {}
     for n in names:
-        for m in _TITLE_KIND.finditer(n.name):
+        name = n.name.replace(_OPTIONAL_DE, "")  # the particle 的 is optional in a name: runs are kept without it
+        for m in _TITLE_KIND.finditer(name):
             end = m.end()
             for start in range(max(0, end - _RUN_MAX), end - _RUN_MIN + 1):
-                runs.setdefault(n.name[start:end], set()).add(n.doc_id)
+                runs.setdefault(name[start:end], set()).add(n.doc_id)
     return {r: ids for r, ids in runs.items() if len(ids) <= _RUN_DOCS and _RUN_TEXT.fullmatch(r)}
 
 
@@ -481,7 +488,14 @@ def doc_names(title: str, source: str) -> list[str]:
     # Latin tokens of a file name name a product or company (zentra_pump_guide_zh.pdf → zentra)
     names += [t for t in re.split(r"[_\-\s.]+", stem) if re.fullmatch(r"[A-Za-z][A-Za-z0-9]{3,}", t)
               and t.lower() not in _GENERIC_STEM_WORDS]
+    # 刑法修正案（八） is also written 刑法修正案八; a document number (沪房规范〔2021〕6号) names its document
+    names += [_NUMERAL_IN_BRACKETS.sub(r"\1", n) for n in names if _NUMERAL_IN_BRACKETS.search(n)]
+    names += _DOC_NUMBER.findall(f"{title} {stem}")
     return [n for n in dict.fromkeys(names) if n and len(n) >= 3]
+
+
+_NUMERAL_IN_BRACKETS = re.compile(cues.pattern("title.numeral_in_brackets"))
+_DOC_NUMBER = re.compile(cues.pattern("title.document_number"))
 
 
 _GENERIC_STEM_WORDS = {"manual", "guide", "protocol", "handbook", "employee", "operations", "final", "draft",

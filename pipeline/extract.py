@@ -1320,6 +1320,8 @@ class Extractor:
         kind, focus = query.constraints.get("value_kind"), query.constraints.get("focus")
         recipient = CUES.rx("ask.recipient").search(query.text) is not None  # 向谁汇报: not who reports
         agents, recipients = CUES.words("who.agent_templates"), CUES.words("who.recipient_templates")
+        m = CUES.rx("ask.who_verb").search(query.constraints.get("asked_clause") or query.text)
+        act = m.group("verb") if m else None
         for t in self.templates():
             if "who" not in t.types or (t.value_kinds and kind not in t.value_kinds):
                 continue
@@ -1327,7 +1329,14 @@ class Extractor:
                 continue  # 向谁汇报 takes the one reported to, not the doer
             if t.id in recipients and not (recipient and (t.asked is None or t.asked.search(query.text))):
                 continue  # …and only then: 交给谁来行使 asks who exercises, not to whom one reports
+            if t.only_asked and not (t.asked and t.asked.search(query.constraints.get("asked_clause") or query.text)):
+                continue  # 到X办理 answers 到哪里办理, not 由谁批准
             for value, span in t.apply(anchor.sentence.text):
+                said = anchor.sentence.text[span[0]:span[1]]
+                own_act = said[said.rfind(value["text"]) + len(value["text"]):] if value["text"] in said else ""
+                if act and own_act and act in anchor.sentence.text and \
+                        act not in anchor.sentence.text[span[0]:span[1] + 4]:
+                    continue  # 由谁来发布: 由国务院决定，国务院总理发布… names the doer of another act
                 if t.value_kinds and focus and not value["text"].endswith(focus) and \
                         (focus not in self.kinds.any_agent_nouns() or span[0] > 0):
                     # 哪家法院: a named organisation of the asked kind (…地方法院), not any name; 哪个机关: any
