@@ -13,7 +13,9 @@ usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models
 2. Fits gradient-boosted shallow trees (``--model trees``, the default: scikit-learn's
    HistGradientBoostingClassifier, never decreasing in TREE_MONOTONE) or a standardised L2 logistic regression
    (``--model logistic``) on those extractions (under the bar: what the rules accepted or
-   refused for coverage; above it: what the bar accepted), each set held out in turn (leave-one-set-out), and
+   refused for coverage; above it: what the bar accepted), each of ten folds of documents held out in turn (every
+   question about a document in the same fold: helpers ask about the same documents and facts across sets, so
+   holding out a set leaves its documents in training; ``--folds set`` holds out one set at a time instead), and
    replays every question with the held-out probabilities: a question's answer changes only where the trained
    gate decides otherwise than the rules did (above the bar: refuses what the bar accepted).
 3. Picks the lowest threshold whose held-out wrong-answer rate (wrong answers over all questions) is at most
@@ -28,6 +30,7 @@ import argparse
 import datetime
 import hashlib
 import json
+import random
 import subprocess
 import sys
 import tempfile
@@ -120,6 +123,26 @@ def collect(db: str, train_db: str, out_dir: Path) -> list[Path]:
     return [out for _, _, out in jobs]
 
 
+def folds(rows: list[dict], by: str, n: int = 10) -> dict[int, str]:
+    """The held-out fold of each row: its set, or one of ``n`` folds of documents (the question's first document;
+    an unanswerable question without one is its own), shuffled with a fixed seed."""
+    if by == "set":
+        return {id(r): r["set"] for r in rows}
+    doc: dict[tuple[str, str], str] = {}
+    for name in sorted({r["set"] for r in rows}):
+        for line in open(set_path(name), encoding="utf-8"):
+            if line.strip():
+                q = json.loads(line)
+                d = q.get("doc")
+                d = d[0] if isinstance(d, list) and d else d
+                doc[(name, q["id"])] = d or f"{name}:{q['id']}"
+    keys = {id(r): doc.get((r["set"], r["id"]), f"{r['set']}:{r['id']}") for r in rows}
+    order = sorted(set(keys.values()))
+    random.Random(0).shuffle(order)
+    fold_of = {d: str(i % n) for i, d in enumerate(order)}
+    return {k: fold_of[d] for k, d in keys.items()}
+
+
 def entries(row: dict) -> list[dict]:
     return [g for g in row["gates"] if g["features"] and g["decision"] in DECIDED]
 
@@ -170,6 +193,8 @@ def main() -> int:
                     "threshold maximises held-out (right gained - cost x wrong gained) against the rules")
     ap.add_argument("--l2", type=float, default=1.0, help="the logistic model's L2 penalty")
     ap.add_argument("--model", choices=["trees", "logistic"], default="trees")
+    ap.add_argument("--folds", choices=["document", "set"], default="document",
+                    help="held out: ten folds of documents (default), or one set at a time")
     args = ap.parse_args()
     if args.rows:
         files = [Path(f) for f in args.rows.split(",")]
@@ -185,11 +210,11 @@ def main() -> int:
     names = [n for n in decided[0]["features"] if n not in UNUSED and n in FEATURES]
     x_all = np.array([[g["features"][n] for n in names] for g in decided])
     y_all = np.array([g["right"] for g in decided], dtype=float)
-    sets = sorted({r["set"] for r in rows})
+    fold = folds(rows, args.folds)
     probs: dict[int, float] = {}
-    for s in sets:  # leave one set out
-        held = [r for r in rows if r["set"] == s]
-        train = [g for r in rows if r["set"] != s for g in entries(r) if modelled(g)]
+    for s in sorted(set(fold.values())):  # each fold held out in turn
+        held = [r for r in rows if fold[id(r)] == s]
+        train = [g for r in rows if fold[id(r)] != s for g in entries(r) if modelled(g)]
         prob, _ = fit_kind(args.model, np.array([[g["features"][n] for n in names] for g in train]),
                            np.array([g["right"] for g in train], dtype=float), names, args.l2)
         gs = [g for r in held for g in entries(r) if modelled(g)]
@@ -207,7 +232,8 @@ def main() -> int:
     best = choose(curve, args.max_wrong)
     print(f"questions {len(rows)} (answerable {n_ans}); extractions the gate decides {len(decided)}, right {int(y_all.sum())}")
     print(f"rules (coverage bar; rules under it): right {rules[0]}, wrong {rules[1]}")
-    print("held-out (leave one set out): threshold, right, wrong, accuracy, wrong rate, gain")
+    print(f"held-out ({'ten folds of documents' if args.folds == 'document' else 'leave one set out'}): "
+          "threshold, right, wrong, accuracy, wrong rate, gain")
     for c in curve:
         mark = "  <- chosen" if c is best else ""
         print(f"  {c['threshold']:.2f}  {c['right']}  {c['wrong']}  {c['accuracy']:.3f}  {c['wrong_rate']:.3f}  "
@@ -234,6 +260,7 @@ def main() -> int:
                 "population": "extractions that passed the hard checks (under the coverage bar and above it), one-ask questions",
                 "extractions": len(decided), "positives": int(y_all.sum()), "model": args.model,
                 **({"trees": TREE_PARAMS, "monotone": list(TREE_MONOTONE)} if args.model == "trees" else {"l2": args.l2}),
+                "held_out": "ten folds of documents" if args.folds == "document" else "leave one set out",
                 "threshold_rule": (f"lowest with held-out wrong rate <= {args.max_wrong:g}, else " if args.max_wrong else "")
                 + f"max held-out (right gained - {args.cost:g} x wrong gained) against the rules",
                 "max_wrong": args.max_wrong,

@@ -94,3 +94,21 @@ def test_the_threshold_rule_holds_the_held_out_wrong_rate_to_the_bar():
     assert mod.choose(curve, 0.03)["threshold"] == 0.75  # the lowest within 3%, though 0.65 gains more
     assert mod.choose(curve, 0.0)["threshold"] == 0.65  # the gain rule alone
     assert mod.choose(curve, 0.01)["threshold"] == 0.65  # none within 1%: the gain rule
+
+
+def test_held_out_folds_keep_each_document_in_one_fold():
+    spec = importlib.util.spec_from_file_location("train_gate", ROOT / "scripts" / "train_gate.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    questions = [json.loads(x) for x in open(ROOT / "tests" / "data" / "fresh" / "set1.jsonl", encoding="utf-8")
+                 if x.strip()]
+    rows = [{"set": "set1", "id": q["id"]} for q in questions]
+    fold = mod.folds(rows, "document")
+    by_doc: dict[str, set[str]] = {}
+    for r, q in zip(rows, questions):
+        d = q["doc"][0] if isinstance(q["doc"], list) else q["doc"]
+        by_doc.setdefault(d or r["id"], set()).add(fold[id(r)])
+    assert all(len(f) == 1 for f in by_doc.values())  # every question about a document in the same fold
+    assert len(set(fold.values())) == min(10, len(by_doc))
+    assert fold == mod.folds(rows, "document")  # fixed seed: the same folds every run
+    assert set(mod.folds(rows, "set").values()) == {"set1"}
