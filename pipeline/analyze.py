@@ -78,6 +78,8 @@ _RUN_MIN = int(cues.table("question.title_run_limits")["min_chars"])
 _RUN_DOCS = int(cues.table("question.title_run_limits")["max_docs"])
 _RUN_MAX = 24
 _OPTIONAL_DE = cues.text("title.optional_particle")  # title runs match without it (…试点的暂行办法 = …试点暂行办法)
+_NUMERAL_IN_BRACKETS = re.compile(cues.pattern("title.numeral_in_brackets"))  # 修正案（八） → 修正案八
+_DOC_NUMBER = re.compile(cues.pattern("title.document_number"))  # 沪房规范〔2021〕6号
 _RUN_TEXT = re.compile(r"[\u4e00-\u9fffA-Za-z0-9]+")  # one run of words, no punctuation or spaces
 
 
@@ -492,10 +494,6 @@ def doc_names(title: str, source: str) -> list[str]:
     names += [_NUMERAL_IN_BRACKETS.sub(r"\1", n) for n in names if _NUMERAL_IN_BRACKETS.search(n)]
     names += _DOC_NUMBER.findall(f"{title} {stem}")
     return [n for n in dict.fromkeys(names) if n and len(n) >= 3]
-
-
-_NUMERAL_IN_BRACKETS = re.compile(cues.pattern("title.numeral_in_brackets"))
-_DOC_NUMBER = re.compile(cues.pattern("title.document_number"))
 
 
 _GENERIC_STEM_WORDS = {"manual", "guide", "protocol", "handbook", "employee", "operations", "final", "draft",

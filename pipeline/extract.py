@@ -362,6 +362,10 @@ class Template:
     only_asked: bool = False           # serves only questions its ``asked`` matches
     exclusive: bool = False            # a question its ``asked`` matches: no other template of its types serves it
 
+    def asked_in(self, question: str) -> bool:
+        """Does the question ask in this template's form (its ``asked`` regex)?"""
+        return self.asked is not None and self.asked.search(question) is not None
+
     def apply(self, text: str) -> list[tuple[dict, tuple[int, int]]]:
         """Every (value, span) this template finds in ``text``."""
         out = []
@@ -770,7 +774,7 @@ class Extractor:
         until = CUES.rx("ask.until").search(query.constraints.get("asked_clause") or query.text) is not None
         calendar = [m.span() for m in CUES.rx("date.calendar").finditer(sent)]
         templates = self.templates()
-        asked = {t.id for t in templates if t.asked is not None and t.asked.search(query.text)}
+        asked = {t.id for t in templates if t.asked_in(query.text)}
         # the types an `exclusive` template asked in its form keeps for itself (多久…一次: duration → 每季度)
         kept = {x for t in templates if t.exclusive and t.id in asked for x in t.types}
         for t in templates:
@@ -1322,6 +1326,7 @@ class Extractor:
         agents, recipients = CUES.words("who.agent_templates"), CUES.words("who.recipient_templates")
         m = CUES.rx("ask.who_verb").search(query.constraints.get("asked_clause") or query.text)
         act = m.group("verb") if m else None
+        sent = anchor.sentence.text
         for t in self.templates():
             if "who" not in t.types or (t.value_kinds and kind not in t.value_kinds):
                 continue
@@ -1329,20 +1334,18 @@ class Extractor:
                 continue  # 向谁汇报 takes the one reported to, not the doer
             if t.id in recipients and not (recipient and (t.asked is None or t.asked.search(query.text))):
                 continue  # …and only then: 交给谁来行使 asks who exercises, not to whom one reports
-            if t.only_asked and not (t.asked and t.asked.search(query.constraints.get("asked_clause") or query.text)):
-                continue  # 到X办理 answers 到哪里办理, not 由谁批准
-            for value, span in t.apply(anchor.sentence.text):
-                said = anchor.sentence.text[span[0]:span[1]]
-                own_act = said[said.rfind(value["text"]) + len(value["text"]):] if value["text"] in said else ""
-                if act and own_act and act in anchor.sentence.text and \
-                        act not in anchor.sentence.text[span[0]:span[1] + 4]:
+            if t.only_asked and not t.asked_in(query.text):
+                continue  # 到X办理 answers 到哪里办理, not 由谁批准 (as in every strategy that reads templates)
+            for value, span in t.apply(sent):
+                if act and act in sent and not sent[span[0]:span[1]].endswith(value["text"]) and \
+                        act not in sent[span[0]:span[1] + 4]:
                     continue  # 由谁来发布: 由国务院决定，国务院总理发布… names the doer of another act
                 if t.value_kinds and focus and not value["text"].endswith(focus) and \
                         (focus not in self.kinds.any_agent_nouns() or span[0] > 0):
                     # 哪家法院: a named organisation of the asked kind (…地方法院), not any name; 哪个机关: any
                     # body, when it is the subject that opens the provision (人民法院在审理…时，应当…)
                     continue
-                clause = _clause_at(anchor.sentence.text, span)
+                clause = _clause_at(sent, span)
                 return Found(value=value, answer=clause if len(clause) < 80 else value["text"],
                              method=f"template:{t.id}", anchor=anchor, evidence=[self._ev(anchor)], score=0.7,
                              reasons=[f"匹配模式：{t.id}", f"责任主体：{value['text']}"])
