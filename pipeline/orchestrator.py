@@ -42,6 +42,7 @@ REFUSAL = "拒答："
 TYPE_NAMES: dict[str, str] = {str(k): str(v) for k, v in cues.table("reasoning.type_names").items()}
 # cue patterns (rules/pipeline_cues.yaml), compiled once at import
 _COMPARE_VERSION = re.compile(cues.pattern("compare.version_clause"))
+_COMPARE_EACH = re.compile(cues.pattern("compare.each"))
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
 _YEAR_UNIT = cues.text("figure.year_unit")
 _QUALIFIER_AFTER = re.compile(cues.pattern("figure.qualifier_after"))
@@ -642,6 +643,7 @@ class Orchestrator:
     def _compare(self, query: Query, trace_obj: dict):
         sub = Query(**{**query.__dict__})
         sub.qtype = self._sub_type(query.text)
+        sub.text = _COMPARE_EACH.sub("", query.text)  # each version's question asks for one value
         docs = [self.store.document(d) for d in query.constraints["doc_ids"]]
         docs = sorted([d for d in docs if d], key=self.sources.order_key)
         out = []

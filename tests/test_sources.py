@@ -245,3 +245,17 @@ def test_a_comparison_asking_each_version_for_a_day_compares_end_dates(tmp_path)
     assert [(e.version, e.text) for e in a.evidence] == [
         ("2020版", "本办法自2020年2月1日起施行，有效期至2025年1月31日。"),
         ("2025修订版", "本办法自2025年2月1日起施行，有效期至2030年1月31日。")]
+
+
+def test_each_version_of_a_manual_is_asked_for_one_value(tmp_path):
+    # 分别是多少 asks two values in all but one in each version: a number without its unit (波特率为57600)
+    # answers each version's own question, as it would a question about that version alone
+    manual = "# 某某芯片IAP使用说明\n\n## 串口下载\n\n将开发板连接电脑。选用串口默认波特率为{rate}，可在程序中更改不同波特率。\n"
+    kb = make_kb(tmp_path, {"手册/某某芯片IAP使用说明_2022版.md": manual.format(rate="57600"),
+                            "手册/某某芯片IAP使用说明_2025版.md": manual.format(rate="115200")})
+    a = kb.ask("某某芯片IAP使用说明2022版和2025版里，串口下载的默认波特率分别是多少？")
+    assert a.status == "answered" and a.method == "compare:versions", a.reasoning
+    assert [(e.version, e.text) for e in a.evidence] == [
+        ("2022版", "选用串口默认波特率为57600，可在程序中更改不同波特率。"),
+        ("2025版", "选用串口默认波特率为115200，可在程序中更改不同波特率。")]
+    assert a.answer.startswith("2025版将2022版的57600调整为115200。")
