@@ -1,8 +1,8 @@
 """The loop: after a pass without a grounded answer, rewrite the query from what the pass saw and retry.
 
-Rewrites, in order (each only changes what is retrieved; a retry's answer must meet the stricter bar of an
-answer from named documents, ``AskSettings.min_coverage_compare``, with no situational allowance, or the
-trained verifier's decision when it is on; record mode never loops):
+Rewrites, in order (each only changes what is retrieved; a retry's answer is decided as a first answer is,
+by the trained gate, else the coverage bar and its rules, or the trained verifier when it is on; record mode
+never loops):
 - ``focus_document``: the best candidate's document only (the question named none), so more of its
   blocks are recalled than the corpus-wide recall limit lets through;
 - ``section_title``: that document, with the words of the best candidate's section title added to the

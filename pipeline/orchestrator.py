@@ -214,10 +214,10 @@ class Orchestrator:
             timings.update(stage_t)
             if found[0] is None and self.loop.settings.max_steps > 1 and not self.settings.record:
                 t = time.perf_counter()  # rewrite and retry (pipeline/loop.py)
-                # a retry's answer meets the stricter bar of a named-document answer (min_coverage_compare),
-                # or the verifier when one decides
+                # a retry's answer is decided as a first answer is (the trained gate, else the coverage bar and
+                # the rules under it), within the documents the question names
                 found, steps = self.loop.run(query, found, lambda q: self._answer_one(
-                    q, trace_obj, doc_ids=None if self.verifier is not None else q.constraints["doc_ids"])[0], t)
+                    q, trace_obj, doc_ids=None if self.verifier is not None else q.constraints["doc_ids"], strict=False)[0], t)
                 found[1].reasons.extend(loop_reasons(steps))
                 timings["loop"] = _ms(t)
                 if trace_obj is not None:
@@ -284,7 +284,9 @@ class Orchestrator:
             log.warning("audit context incomplete: %s", exc)
             return {"session": session, "collection": collection, "audit_error": str(exc)}
 
-    def _answer_one(self, query: Query, trace_obj: dict, doc_ids: Optional[list[str]] = None):
+    def _answer_one(self, query: Query, trace_obj: dict, doc_ids: Optional[list[str]] = None, strict: bool = True):
+        """One pass of stages 1-3; ``doc_ids`` restricts it to those documents, and with ``strict`` (a comparison's
+        part) an answer must meet ``min_coverage_compare`` instead of the gate (the loop's retries: not strict)."""
         timings: dict[str, float] = {}
         if doc_ids is not None:
             query = _with_docs(query, doc_ids)
@@ -303,7 +305,7 @@ class Orchestrator:
         fired = bool(options)  # a template fired (even if the gate below refuses it)
         found = None
         for f in options:  # a next extraction only when the refused one is about another product or model
-            if self._gate(query, f, doc_ids, trace_obj, anchors):
+            if self._gate(query, f, doc_ids if strict else None, trace_obj, anchors):
                 found = f
                 break
             if f.refused != "identifier":

@@ -46,11 +46,13 @@ def other_anchors(found: Any, anchors: Sequence[Anchor]) -> list[Anchor]:
 
 def e5_margin(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor], sim: float) -> float:
     """How far ahead of stage 2's OTHERS best other sentences full e5 puts ``found``'s evidence (cosine ``sim``);
-    0 when there is no other sentence."""
+    the top of CLIP's range when there is no other sentence, 0 without e5."""
     cache = orch.meaning_cache()
     others = other_anchors(found, anchors)[:OTHERS]
-    if cache is None or not others:
+    if cache is None:
         return 0.0
+    if not others:  # no other sentence competes: as far ahead as the feature's range goes
+        return CLIP["e5_margin"][1]
     return round(sim - max(cosine(cache, query.text, a.sentence.text) for a in others), 4)
 
 
@@ -67,8 +69,9 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
                              found.anchor.details, rank=found.rank, anchor_score=found.anchor.score,
                              method=found.method, doc_id=found.anchor.candidate.block.doc_id)
     scores = sorted((a.score for a in other_anchors(found, anchors)), reverse=True)
-    # no other sentence to be ahead of (one candidate block): no margin, rather than the largest
-    feats["anchor_margin"] = round(found.anchor.score - scores[0], 4) if scores else 0.0
+    # no other sentence to be ahead of (a small document, one candidate block): ahead of every other, so the
+    # top of the range (0 would read as a tie with a competing sentence, which lowers the probability)
+    feats["anchor_margin"] = round(found.anchor.score - scores[0], 4) if scores else CLIP["anchor_margin"][1]
     # the weight of the heaviest question word missing from the whole scope (synonyms counted), over the
     # heaviest word's weight: 1.0 when the question's most specific word is nowhere in the provision
     scope = text + "\n" + context
