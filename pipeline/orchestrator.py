@@ -390,6 +390,10 @@ class Orchestrator:
         elif doc_ids is None and not found.exact and cov >= self.settings.min_coverage and \
                 not self._above_bar_ok(query, found, anchors or [], scope):
             why = f"{found.method} 的证据覆盖问题关键词的 {cov:.0%}，但{found.similarity}"
+        elif doc_ids is None and not found.exact and query.constraints.get("asks", 1) > 1 and \
+                found.method.startswith("template:") and (found.value or {}).get("kind") != "list":
+            # 一般多少天…最长能延长几天: a template read one value; the other ask would go unanswered
+            why = f"问题有两问，{found.method} 只取出一个值"
         if not why:
             self._add_cited_evidence(query, found)
             return True

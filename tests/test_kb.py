@@ -436,3 +436,17 @@ def test_a_procedure_answer_keeps_the_steps_after_the_first(tmp_path):
     assert a.method == "strategy:procedure.sentence"
     assert "以户为单位" in a.answer and "报乡（镇）人民政府审核批准" in a.answer
     assert len(a.evidence) == 2
+
+
+def test_a_two_ask_question_is_not_answered_with_one_templated_value(tmp_path):
+    # 多少日内作出裁决？最多能延长多少日？ asks two values; the rules state only the first (延长 without a figure): a
+    # templated answer with one value would leave the second ask unanswered (half an answer reads as a whole one)
+    kb = kb_from(tmp_path, "仲裁规则.md",
+        "# 仲裁规则\n\n第五条 仲裁庭应当自受理仲裁申请之日起六十日内作出裁决；案情复杂需要延长的，经仲裁委员会主任批准，"
+        "可以适当延长。\n\n第九条 仲裁庭由三名仲裁员组成，设首席仲裁员一名。\n")
+    one = kb.ask("仲裁庭应当自受理仲裁申请之日起多少日内作出裁决？")
+    assert (one.status, one.value) == ("answered", {"kind": "duration", "number": 60, "unit": "日"}), one.reasoning
+    two = kb.ask("仲裁庭应当自受理仲裁申请之日起多少日内作出裁决？案情复杂需要延长的，最多能延长多少日？")
+    assert two.status == "not_found"
+    assert any(r.startswith("拒答：问题有两问，template:duration.") and r.endswith("只取出一个值")
+               for r in two.reasoning), two.reasoning
