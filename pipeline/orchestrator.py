@@ -217,7 +217,8 @@ class Orchestrator:
                 # a retry's answer is decided as a first answer is (the trained gate, else the coverage bar and
                 # the rules under it), within the documents the question names
                 found, steps = self.loop.run(query, found, lambda q: self._answer_one(
-                    q, trace_obj, doc_ids=None if self.verifier is not None else q.constraints["doc_ids"], strict=False)[0], t)
+                    q, trace_obj, doc_ids=None if self.verifier is not None else q.constraints["doc_ids"],
+                    strict=False)[0], t)
                 found[1].reasons.extend(loop_reasons(steps))
                 timings["loop"] = _ms(t)
                 if trace_obj is not None:
