@@ -217,8 +217,7 @@ class Orchestrator:
                 # a retry's answer is decided as a first answer is (the trained gate, else the coverage bar and
                 # the rules under it), within the documents the question names
                 found, steps = self.loop.run(query, found, lambda q: self._answer_one(
-                    q, trace_obj, doc_ids=None if self.verifier is not None else q.constraints["doc_ids"],
-                    strict=False)[0], t)
+                    q, trace_obj, doc_ids=None if self.verifier is not None else q.constraints["doc_ids"])[0], t)
                 found[1].reasons.extend(loop_reasons(steps))
                 timings["loop"] = _ms(t)
                 if trace_obj is not None:
@@ -285,9 +284,9 @@ class Orchestrator:
             log.warning("audit context incomplete: %s", exc)
             return {"session": session, "collection": collection, "audit_error": str(exc)}
 
-    def _answer_one(self, query: Query, trace_obj: dict, doc_ids: Optional[list[str]] = None, strict: bool = True):
+    def _answer_one(self, query: Query, trace_obj: dict, doc_ids: Optional[list[str]] = None, strict: bool = False):
         """One pass of stages 1-3; ``doc_ids`` restricts it to those documents, and with ``strict`` (a comparison's
-        part) an answer must meet ``min_coverage_compare`` instead of the gate (the loop's retries: not strict)."""
+        part) an answer must meet ``min_coverage_compare`` instead of the gate."""
         timings: dict[str, float] = {}
         if doc_ids is not None:
             query = _with_docs(query, doc_ids)
@@ -306,7 +305,7 @@ class Orchestrator:
         fired = bool(options)  # a template fired (even if the gate below refuses it)
         found = None
         for f in options:  # a next extraction only when the refused one is about another product or model
-            if self._gate(query, f, doc_ids if strict else None, trace_obj, anchors):
+            if self._gate(query, f, strict, trace_obj, anchors):
                 found = f
                 break
             if f.refused != "identifier":
@@ -331,9 +330,10 @@ class Orchestrator:
                     "method": found.method, "coverage": round(found.coverage, 3), "score": round(found.score, 3)}
         return (found, query, cands, anchors), timings
 
-    def _gate(self, query: Query, found: Found, doc_ids: Optional[list[str]], trace_obj: Optional[dict],
+    def _gate(self, query: Query, found: Found, strict: bool, trace_obj: Optional[dict],
               anchors: Optional[Sequence[Anchor]] = None) -> bool:
-        """The bar an extraction must pass to become an answer: coverage, named words, grounding."""
+        """The bar an extraction must pass to become an answer: coverage, named words, grounding; ``strict`` (a
+        comparison's part) holds it to ``min_coverage_compare`` instead of the trained gate and the rules."""
         ev_text = "".join(s.text for _, s, _, _ in found.evidence)
         scope = self.scope(found)  # read once: the trained gate's features lean on it too
         text, context = scope
@@ -379,19 +379,19 @@ class Orchestrator:
         elif missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             found.refused = "identifier" if any(i in missing for i in idents) else "named"
-        elif doc_ids is None and not found.exact and (self.verifier is not None or self.settings.record):
+        elif not strict and not found.exact and (self.verifier is not None or self.settings.record):
             why = self._verify(query, found, ev_text, text, context, cov)
-        elif cov < (self.settings.min_coverage_compare if doc_ids is not None else self.settings.min_coverage) \
-                and not found.exact and not (doc_ids is None and self._under_bar_ok(query, found, text, context,
+        elif cov < (self.settings.min_coverage_compare if strict else self.settings.min_coverage) \
+                and not found.exact and not (not strict and self._under_bar_ok(query, found, text, context,
                                                                                     ev_text, cov, anchors or [], scope)):
             why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）" + \
                 (f"，{found.similarity}" if found.similarity else "")
         elif not grounded(_numbers_only(found), ev_text):
             why = f"{found.method} 的数值未在证据中出现"
-        elif doc_ids is None and not found.exact and cov >= self.settings.min_coverage and \
+        elif not strict and not found.exact and cov >= self.settings.min_coverage and \
                 not self._above_bar_ok(query, found, anchors or [], scope):
             why = f"{found.method} 的证据覆盖问题关键词的 {cov:.0%}，但{found.similarity}"
-        elif doc_ids is None and not found.exact and query.constraints.get("asks", 1) > 1 and \
+        elif not strict and not found.exact and query.constraints.get("asks", 1) > 1 and \
                 found.method.startswith("template:") and (found.value or {}).get("kind") != "list":
             # 一般多少天…最长能延长几天: a template read one value; the other ask would go unanswered
             why = f"问题有两问，{found.method} 只取出一个值"
@@ -656,7 +656,7 @@ class Orchestrator:
         out = []
         timings: dict[str, float] = {}
         for d in docs:
-            (found, *_), t = self._answer_one(sub, trace_obj, doc_ids=[d["doc_id"]])
+            (found, *_), t = self._answer_one(sub, trace_obj, doc_ids=[d["doc_id"]], strict=True)
             for k, v in t.items():
                 timings[k] = timings.get(k, 0.0) + v
             out.append((d, found))

@@ -30,8 +30,8 @@ CURRENT: list[dict] = []
 def _wrap() -> None:
     orig = Orchestrator._gate
 
-    def gate(self, query, found, doc_ids, trace_obj, anchors=None):
-        ok = orig(self, query, found, doc_ids, trace_obj, anchors)
+    def gate(self, query, found, strict, trace_obj, anchors=None):
+        ok = orig(self, query, found, strict, trace_obj, anchors)
         why = query.reasons[-1] if not ok and query.reasons else ""
         if ok:
             how = "rule" if any(r.startswith(("情境式提问", "是非问题", "关键词覆盖")) for r in found.reasons) else "bar"
@@ -44,9 +44,9 @@ def _wrap() -> None:
             decision = "refuse_other"
         # full e5 wherever the trained gate decides: under the coverage bar and above it (as at run time)
         feats = gate_features(self, query, found, anchors or []) \
-            if doc_ids is None else None
+            if not strict else None
         ev = [{"text": e.text} for e in _evidence(found)]
-        CURRENT.append({"decision": decision, "features": feats, "doc_ids": doc_ids is not None,
+        CURRENT.append({"decision": decision, "features": feats, "doc_ids": strict,
                         "answer": {"status": "answered", "answer": found.answer, "value": found.value,
                                    "evidence": ev}, "method": found.method, "qtype": query.qtype})
         return ok
