@@ -52,6 +52,8 @@ _BOOK = re.compile(r"《([^》]{2,60})》")
 _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{1,8}[0-9][A-Za-z0-9]*(?![A-Za-z0-9_])")  # CH9141, X200, RS485
 # cue patterns and words: rules/pipeline_cues.yaml (question.*), compiled once at import
 VALIDITY = re.compile(cues.pattern("question.validity"))
+BASIS = re.compile(cues.pattern("question.basis"))  # 依据哪部条例制定: the named document's enacting clause
+_BASIS_KINDS = {str(k): str(v) for k, v in cues.table("basis.kind_suffix").items()}
 _CODE_NAME = re.compile(cues.pattern("question.code_identifier"))  # Executors.newFixedThreadPool, wchnetSocketClose
 _CODE_NUMBER = re.compile(cues.pattern("question.code_number"))  # 错误码30606: the code is searched and must be cited
 _ARTICLE = regex.compile(cues.pattern("question.article"))
@@ -173,7 +175,10 @@ class QueryAnalyzer:
                 return r["collection"], r["id"]
         return None, None
 
-    def run(self, question: str, previous: Optional[Query] = None, collection: Optional[str] = None) -> Query:
+    def run(self, question: str, previous: Optional[Query] = None, collection: Optional[str] = None,
+            follows: bool = False) -> Query:
+        """The question read as stage 1-3 need it; ``previous`` is the question before it in a session (or the
+        ask before it in a question that asks twice: ``follows`` then reads it as a follow-up whatever its words)."""
         self._refresh()
         question = fold(question)  # 協定/終止 asked in Traditional characters match as Simplified
         q = Query(text=question)
@@ -214,6 +219,9 @@ class QueryAnalyzer:
         self._apply_collection(q, collection)
         if q.qtype == "yesno" and VALIDITY.search(question):  # 《X》还有效吗: the answer is X's repeal elsewhere
             q.constraints["validity_of"] = _BOOK.findall(question) or ([q.doc_hint] if q.doc_hint else [])
+        if doc_ids and BASIS.search(question):  # the kind of law asked (行政法规 → titles ending 条例), if named
+            kind = next((k for k in sorted(_BASIS_KINDS, key=len, reverse=True) if k in question), None)
+            q.constraints["basis_of"] = _BASIS_KINDS[kind] if kind else ""
         years = _YEAR.findall(question)
         if years:
             q.constraints["years"] = years
@@ -296,7 +304,7 @@ class QueryAnalyzer:
         q.core_verb = next((t for t in terms if len(t) >= 2 and t in self._core_verbs), None)
         q.entities.extend(t for t in terms if len(t) >= 3 and t not in q.entities)
 
-        if previous is not None and (_ANAPHORA.search(question) or len(terms) <= 1):
+        if previous is not None and (follows or _ANAPHORA.search(question) or len(terms) <= 1):
             if q.qtype == "open":  # 难产的呢？ asks the same kind of thing as the question before
                 q.qtype = previous.qtype
                 q.reasons[0] = f"问题类型：{q.qtype}（承接上一问）"

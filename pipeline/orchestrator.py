@@ -27,6 +27,7 @@ from .rerank import make_reranker
 from .rules import RuleSet
 from .decide import DecisionMode, reasons as decide_reasons
 from .loop import Loop, LoopSettings, reasons as loop_reasons
+from .multipart import name_of, refer, split_asks
 from .sources import Sources
 from .store import Store
 from .text import cited_articles as _cited_labels, split_sentences
@@ -209,6 +210,8 @@ class Orchestrator:
             found_list, stage_t = self._compare(query, trace_obj)
             timings.update(stage_t)
             answer = self._compare_answer(query, found_list)
+        elif (parted := self._multipart(query, collection, trace_obj, timings)) is not None:
+            answer = parted  # 由哪个部门负责？这个部门…几个人？: each ask answered in turn
         else:
             found, stage_t = self._answer_one(query, trace_obj)
             timings.update(stage_t)
@@ -299,7 +302,8 @@ class Orchestrator:
             annotate_similarity(self.prefilter.semantic, query.text, anchors)
         timings["syntax"] = _ms(t)
         t = time.perf_counter()
-        found = self._validity(query) if query.constraints.get("validity_of") else None
+        found = self._validity(query) if query.constraints.get("validity_of") else \
+            self._basis(query) if "basis_of" in query.constraints else None
         options = [found] if found else self.extractor.ranked(  # a local model, when there is one, rather than a quote
             query, anchors, self.settings.gate_tries, fallback=self.generator is None)
         fired = bool(options)  # a template fired (even if the gate below refuses it)
@@ -568,6 +572,32 @@ class Orchestrator:
                              reasons=["匹配模式：validity.repealed（另一文件明文废止该文件）"], exact=True)
         return None
 
+    def _basis(self, query: Query) -> Optional[Found]:
+        """'《X》依据哪部条例制定': the titles X's enacting clause names (根据《A》《B》等…制定本办法), those of the asked
+        kind when the question names one (行政法规 → …条例)."""
+        suffix = query.constraints["basis_of"]
+        for doc_id in (query.constraints.get("doc_ids") or [])[:3]:
+            for b in self.store.doc_blocks(doc_id, 0, BASIS_BLOCKS):
+                for sent in split_sentences(b.text):
+                    m = _ENACTING.search(sent.text)
+                    if m is None:
+                        continue
+                    names = [re.sub(r"\s+", "", n) for n in re.findall(r"《([^》]+)》", m.group(1))]  # PDF line breaks
+                    if suffix:
+                        names = [n for n in names if re.search(f"(?:{suffix})$", n)]
+                    if not names:
+                        continue
+                    d = self.store.document(b.doc_id) or {"title": "", "source": ""}
+                    anchor = Anchor(candidate=Candidate(block=b, title=d["title"], source=d["source"], score=1.0),
+                                    sentence=sent, score=1.0, pattern="basis.enacting")
+                    text = "、".join(f"《{n}》" for n in names)
+                    value = {"kind": "text", "text": text} if len(names) == 1 else {"kind": "list", "items": names}
+                    return Found(value=value, answer=f"{text}。依据：{sent.text}", method="strategy:basis.enacting",
+                                 anchor=anchor, evidence=[(b, sent, d["title"], d["source"])], score=2.0,
+                                 reasons=["匹配模式：basis.enacting（文件的制定依据条款）"
+                                          + (f"；所问类别只取以「{suffix}」结尾的名称" if suffix else "")], exact=True)
+        return None
+
     def scope(self, found: Found) -> tuple[str, str]:
         """What an answer may lean on: (the evidence blocks and a list's lead, the title and section path)."""
         c = found.anchor.candidate
@@ -697,6 +727,74 @@ class Orchestrator:
                       value={"kind": "list", "items": parts}, evidence=evidence, method="compare:versions",
                       confidence=min(0.99, min(f.score for f in answered) / 2), reasoning=reasons)
 
+    def _multipart(self, query: Query, collection: Optional[str], trace_obj: Optional[dict],
+                   timings: dict[str, float]) -> Optional[Answer]:
+        """A question with two or three asks (pipeline/multipart.py): each part answered in turn, a later one as a
+        follow-up of the one before, first in the document that answered it. None unless every part is answered
+        (the question is then answered whole, as before)."""
+        texts = split_asks(query.text) if query.constraints.get("asks", 1) > 1 else []
+        if not texts:
+            return None
+        t = time.perf_counter()
+        n = len(texts)
+        queries: list[Optional[Query]] = [None] * n
+        founds: list[Optional[Found]] = [None] * n
+        phrases: list[Optional[str]] = [None] * n
+        for i, text in enumerate(texts):  # in order: a later ask follows the one before
+            prev_q, prev_f = (queries[i - 1], founds[i - 1]) if i else (None, None)
+            text, phrases[i] = refer(text, name_of(prev_f.value, prev_f.answer) if prev_f else None)
+            queries[i], founds[i] = self._part(text, prev_q, prev_f, collection, trace_obj, open_search=True)
+            if queries[i].qtype == "compare":
+                return None
+        for i in range(n):  # an ask not answered alone: again as a follow-up of one answered, in its document
+            j = next((k for k in sorted(range(n), key=lambda k: abs(k - i)) if founds[k] is not None), None)
+            if founds[i] is None and j is not None:
+                queries[i], founds[i] = self._part(texts[i], queries[j], founds[j], collection, trace_obj,
+                                                   open_search=False)
+        done = [(q, f, p) for q, f, p in zip(queries, founds, phrases) if f is not None and q is not None]
+        timings["parts"] = _ms(t)
+        if trace_obj is not None:
+            trace_obj["parts"] = [{"question": q.text, "method": f.method, "answer": f.answer, "refers": p}
+                                  for q, f, p in done]
+        if len(done) < len(texts):
+            query.reasons.append(f"分问：{len(texts)} 问中只答出 {len(done)} 问，按整句作答")
+            return None
+        if len({norm_for_match(f.answer) for _, f, _ in done}) < len(done):  # two asks, one sentence read twice
+            query.reasons.append("分问：两问得到同一答案，按整句作答")
+            return None
+        return self._multipart_answer(query, done)
+
+    def _part(self, text: str, prev_q: Optional[Query], prev_f: Optional[Found], collection: Optional[str],
+              trace_obj: Optional[dict], open_search: bool) -> tuple[Query, Optional[Found]]:
+        """One ask of a question that asks twice, read as a follow-up of ``prev_q``; looked for first in the document
+        that answered ``prev_f`` (then, with ``open_search``, everywhere)."""
+        q = self.analyzer.run(text, prev_q, collection=collection, follows=prev_q is not None)
+        self.sources.scope(q)
+        if q.qtype == "compare":
+            return q, None
+        found = None
+        if prev_f is not None and not q.constraints.get("doc_ids"):
+            found = self._answer_one(q, trace_obj, doc_ids=[prev_f.anchor.candidate.block.doc_id])[0][0]
+        if found is None and open_search:
+            found = self._answer_one(q, trace_obj)[0][0]
+        return q, found
+
+    def _multipart_answer(self, query: Query, done) -> Answer:
+        reasons = [f"问题类型：分问（{len(done)} 问，逐问作答）"]
+        evidence: list[Evidence] = []
+        for i, (q, f, phrase) in enumerate(done, 1):
+            c = f.anchor.candidate
+            reasons.append(f"第{i}问：{q.text}" + (f"（「{phrase}」指上一问的答案）" if phrase else "")
+                           + f"；{TYPE_NAMES.get(q.qtype, q.qtype)}；{c.title} {c.block.clause or '/'.join(c.block.section[-1:])}"
+                           + f"；{f.method}；" + "；".join(f.reasons))
+            evidence += [e for e in _evidence(f) if (e.block_id, e.start) not in {(x.block_id, x.start) for x in evidence}]
+        answers = [f.answer for _, f, _ in done]
+        return Answer(question=query.text, status="answered", answer="；".join(a.rstrip("；;。") for a in answers),
+                      value={"kind": "list", "items": answers, "parts": [f.value for _, f, _ in done]},
+                      evidence=evidence, method="multipart:" + "+".join(f.method for _, f, _ in done),
+                      confidence=round(max(0.05, min(0.99, min(f.score for _, f, _ in done) / 2.0)), 3),
+                      reasoning=reasons)
+
     # --- answer object -------------------------------------------------------
     def _to_answer(self, query: Query, result) -> Answer:
         found, query, cands, anchors = result
@@ -722,6 +820,9 @@ class Orchestrator:
                       evidence=_evidence(found), method=found.method, confidence=conf, reasoning=reasons)
 
 
+
+_ENACTING = re.compile(cues.pattern("basis.enacting"))
+BASIS_BLOCKS = 12  # an enacting clause is among a document's first blocks (第一条)
 
 # a sentence that backs an answer of the type (rules/pipeline_cues.yaml evidence.<type>)
 _TYPE_CUES = {t: re.compile(cues.pattern(f"evidence.{t}")) for t in ("definition", "count", "date", "who", "exception")}
