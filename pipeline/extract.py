@@ -685,6 +685,9 @@ class Extractor:
             found = [f for f in (fn(self, query, anchor) for fn in strategies) if f is not None
                      and not (query.qtype in _PROVISION_TYPES and f.method.startswith("template:")
                               and f.method.split(":", 1)[1] in self._weak_ids())]  # a bare number: no 怎么办 answer
+            computed = [f for f in found if (f.value or {}).get("computed")]
+            if computed:  # 每满一年支付一个月 asked with 干了五年: the rate is not the answer, its product is
+                found = computed
             if not found and query.qtype in _VALUE_TYPES:
                 found = self._window(query, anchor)
             # a heading names a topic (2.15 发送串口数据, 第五章 法律责任); a value or a verdict read from headings
@@ -1272,6 +1275,42 @@ class Extractor:
                      anchor=anchor, evidence=[self._ev(anchor)], score=0.9,
                      reasons=[f"匹配模式：count.values（{len(run)} 个{run[0]['unit']}值）"])
 
+    @strategy("per_unit")
+    def _s_per_unit(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """每满一年支付一个月工资 asked by someone who worked 五年: the rate applied to the asker's figure (5 ÷ 1 × 1 =
+        5个月), computed here and never by a model, only when the figure is a whole multiple of the rate's unit and
+        the rate gives the unit asked for; the reasoning shows the computation."""
+        asked = _asked_unit(query)
+        if not asked:
+            return None
+        m = CUES.rx("rate.per_unit").search(anchor.sentence.text)
+        if m is None or canonical_unit(m.group("unit")) != asked:
+            return None
+        per = _num(m.group("per")) if m.group("per") else 1
+        num = 0.5 if m.group("num") == "半" else _num(m.group("num"))
+        per_unit = canonical_unit(m.group("per_unit"))
+        figures = list(query.constraints.get("quantities") or [])
+        for r in query.constraints.get("ranges") or []:  # 工作满3年: a lower bound the asker states of themselves
+            if len(r) > 4 and r[2] == math.inf and r[4]:
+                figures += find_quantities(query.text[r[4][0]:r[4][1]])
+        figure = next((q for q in figures if canonical_unit(q.get("unit") or "") == per_unit and q.get("number")), None)
+        if not per or num is None or figure is None:
+            return None
+        times = Fraction(str(figure["number"])) / Fraction(str(per))
+        if times.denominator != 1 or times < 1:
+            return None  # 五年半 against 每满一年: how a part unit counts is a rule of its own
+        total = float(times * Fraction(str(num)))
+        total_n = int(total) if total.is_integer() else total
+        unit = m.group("unit")
+        rate = m.group(0)
+        expr = f"{figure['number']} ÷ {per} × {num} = {total_n}"
+        kind = "money" if unit == "元" else "duration"
+        value = {"kind": kind, "number": total_n, "unit": canonical_unit(unit),
+                 "computed": {"rate": rate, "figure": figure["text"], "expression": expr}}
+        return Found(value=value, answer=f"{total_n}{unit}（{figure['text']}，{rate}：{expr}）。依据：{anchor.sentence.text}",
+                     method="strategy:rate.per_unit", anchor=anchor, evidence=[self._ev(anchor)], score=2.0,
+                     reasons=[f"计算：问题给出「{figure['text']}」，条文「{rate}」，{expr}{unit}（由代码计算）"])
+
     @strategy("count_of")
     def _s_count_of(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """多少台设备 / 多少名员工: a number directly followed by the noun the question counts."""
@@ -1638,6 +1677,18 @@ def _unit_ok(query: Query, value: dict, bare_ok: bool = False) -> bool:
         if CUES.rx(r["id"]).search(asked):
             return unit in [str(u) for u in r.get("accepts") or [r["unit"]]]
     return True
+
+
+def _asked_unit(query: Query) -> str:
+    """The unit the question asks its value in (几个月 → 月, 多少元 → 元), or ""."""
+    focus = canonical_unit(query.constraints.get("focus") or "")
+    if focus:
+        return focus
+    asked = query.constraints.get("asked_clause") or query.text
+    for r in CUES.group("asked_duration"):
+        if CUES.rx(r["id"]).search(asked):
+            return canonical_unit(str(r["unit"]))
+    return CUES.word("unit.yuan") if CUES.rx("ask.yuan").search(asked) else ""
 
 
 _FALLBACK = _cues.text("extract.fallback")  # the reason a fallback extraction gives

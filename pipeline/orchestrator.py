@@ -848,6 +848,8 @@ def _numbers_only(found: Found) -> str:
     v = found.value or {}
     if v.get("kind") == "count" and v.get("items"):
         return ""  # a count of enumerated items is grounded by the items themselves
+    if v.get("computed"):  # 5个月 from 每满一年支付一个月 and the asker's 五年: grounded by the rate it was computed from
+        return v["computed"]["rate"]
     if v.get("fraction"):  # 三分之二 is grounded by its two parts, not by 66.6667%
         part, den = v["fraction"]
         return f"{den}分之{part}"
