@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from . import cues
 from .anchors import coverage
@@ -238,11 +238,41 @@ class TreeModel:
         return self.explain(feats)[1]
 
     def probability(self, feats: dict[str, float]) -> float:
-        x = self._x(feats)
-        return _sigmoid(self.base + sum(t.value[t.path(x)[-1]] for t in self.trees))
+        """σ(base + Σ leaf): every tree walked at once on packed arrays (the gate asks several times an answer)."""
+        import numpy as np
+        feature, threshold, left, right, value, roots, depth = self._packed
+        x = np.asarray(self._x(feats) + [0.0])  # a leaf's feature −1 reads the padding
+        node = roots
+        for _ in range(depth):
+            node = np.where(x[feature[node]] <= threshold[node], left[node], right[node])
+        return _sigmoid(self.base + float(value[node].sum()))
+
+    @cached_property
+    def _packed(self) -> tuple[Any, Any, Any, Any, Any, Any, int]:
+        """Every tree's nodes in flat arrays (children as flat indices; a leaf is its own child), the roots'
+        indices and the deepest path's length."""
+        import numpy as np
+        starts = np.cumsum([0] + [len(t.feature) for t in self.trees])
+        feature, threshold, left, right, value = [], [], [], [], []
+        for s0, t in zip(starts, self.trees):
+            for j, f in enumerate(t.feature):
+                feature.append(f)
+                threshold.append(t.threshold[j])
+                left.append(s0 + (t.left[j] if f >= 0 else j))
+                right.append(s0 + (t.right[j] if f >= 0 else j))
+                value.append(t.value[j])
+        return (np.array(feature, dtype=np.int64), np.array(threshold), np.array(left, dtype=np.int64),
+                np.array(right, dtype=np.int64), np.array(value), starts[:-1].astype(np.int64), _tree_depth(self.trees))
 
     def monotone_in(self, names: tuple[str, ...]) -> bool:
         return all(n in self.monotone or n not in self.names for n in names)
+
+
+def _tree_depth(trees: tuple[Tree, ...]) -> int:
+    """The number of questions on the longest root-to-leaf path of any tree."""
+    def depth(t: Tree, node: int) -> int:
+        return 0 if t.feature[node] < 0 else 1 + max(depth(t, t.left[node]), depth(t, t.right[node]))
+    return max((depth(t, 0) for t in trees), default=0)
 
 
 @lru_cache(maxsize=4)

@@ -34,6 +34,19 @@ def test_probability_is_the_base_plus_the_leaves():
     assert m.probability({"coverage": 0.5, "e5_similarity": 0.9}) == pytest.approx(_sigmoid(0.2 - 1.0 - 0.5))  # ≤ goes left
 
 
+def test_trees_of_different_depths_walked_together_give_each_tree_s_own_leaf():
+    # a depth-2 tree beside a stump and a lone leaf: the packed walk must leave a shallow tree at its leaf
+    deep = {"feature": [0, 1, -1, -1, -1], "threshold": [0.5, 0.9, 0, 0, 0], "left": [1, 2, 0, 0, 0],
+            "right": [4, 3, 0, 0, 0], "value": [0.0, -0.2, -2.0, 0.7, 3.0]}
+    leaf = {"feature": [-1], "threshold": [0.0], "left": [0], "right": [0], "value": [0.25]}
+    m = TreeModel.from_dict({**TREES, "trees": TREES["trees"] + [deep, leaf]})
+    for cov, sim, leaves in [(0.3, 0.95, -1.0 + 1.5 + 0.7), (0.3, 0.2, -1.0 - 0.5 - 2.0), (0.8, 0.2, 1.0 - 0.5 + 3.0)]:
+        assert m.probability({"coverage": cov, "e5_similarity": sim}) == pytest.approx(_sigmoid(0.2 + leaves + 0.25))
+        x = m._x({"coverage": cov, "e5_similarity": sim})  # the same as walking each tree on its own
+        assert m.probability({"coverage": cov, "e5_similarity": sim}) == pytest.approx(
+            _sigmoid(m.base + sum(t.value[t.path(x)[-1]] for t in m.trees)))
+
+
 def test_contributions_are_the_changes_along_each_path_and_name_the_decisive_feature():
     m = TreeModel.from_dict(TREES)
     assert m.contributions({"coverage": 0.3, "e5_similarity": 0.95}) == {"coverage": -1.0, "e5_similarity": 1.5}
