@@ -72,6 +72,7 @@ _TWO_HAN = re.compile(r"[\u4e00-\u9fff]{2}")
 FRAGMENT_DF = 3  # a word outside the dictionary, not a name, in at most this many blocks: a jieba fragment
 SITUATION_WEIGHT = 0.3  # words of the asker's situation that no document uses
 _VALUE_ASK = re.compile(cues.pattern("question.value_ask"))
+_ASKS_EACH = re.compile(cues.pattern("question.asks_each"))  # 分别/各自/有什么不同: one value does not answer
 _CLAUSE = re.compile(r"[，,；;：:。？?！!]")
 _ANAPHORA = re.compile(cues.pattern("question.anaphora"))
 _NATIONAL = cues.text("title.national_prefix")
@@ -184,6 +185,8 @@ class QueryAnalyzer:
         q = Query(text=question)
         asked = asked_clause(question)
         q.constraints["asks"] = ask_count(question)
+        if _ASKS_EACH.search(question):
+            q.constraints["asks_each"] = True
         if asked:
             q.constraints["asked_clause"] = asked
         q.qtype, rule_id = self.qtype(question, asked)

@@ -399,6 +399,10 @@ class Orchestrator:
                 found.method.startswith("template:") and (found.value or {}).get("kind") != "list":
             # 一般多少天…最长能延长几天: a template read one value; the other ask would go unanswered
             why = f"问题有两问，{found.method} 只取出一个值"
+        elif not strict and not found.exact and query.constraints.get("asks_each") and \
+                (found.value or {}).get("kind") not in ("list", "boolean"):
+            # 两份合同的有效期各是多长 / 新旧两版有什么不同: one value from one provision answers one of them
+            why = f"问题问各自的值或两者的不同，{found.method} 只取出一个值"
         if not why:
             self._add_cited_evidence(query, found)
             return True

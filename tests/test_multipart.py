@@ -102,3 +102,12 @@ def test_a_second_ask_about_the_law_the_first_names(tmp_path):
     assert a.trace["parts"][1]["question"] == "《物业管理条例》从哪天开始施行？"
     assert a.value["parts"][1]["iso"] == "2003-09-01"
     assert [e.title for e in a.evidence] == ["某某市物业服务收费管理办法", "物业管理条例"]
+
+
+def test_one_value_does_not_answer_a_question_asking_each(tmp_path):
+    kb = make_kb(tmp_path, {"制度/某某公司法务工作制度.md": LEGAL})
+    a = kb.ask("法务部审核采购合同和租赁合同各要几个工作日？")  # the policy states one period, for all contracts
+    assert a.status == "not_found"
+    assert any("问题问各自的值或两者的不同" in r and "只取出一个值" in r for r in a.reasoning), a.reasoning
+    a = kb.ask("法务部审核合同要几个工作日？")  # asked once, the same sentence answers
+    assert (a.status, a.value["number"]) == ("answered", 5)
