@@ -394,6 +394,12 @@ class Sources:
         if not self._groups:
             return
         named = list(query.constraints.get("doc_ids") or [])
+        if query.qtype != "compare":
+            pair = self._versions_by_year(query.text, named, query.constraints.get("years") or [])
+            if pair:  # 按2018年的监察法和2024年修正后的监察法，…还能延长多久: each version answers
+                query.reasons.append(f"问题类型：{query.qtype} → compare（问题点名同一文件的两个年份版本）")
+                query.qtype = "compare"
+                query.constraints["doc_ids"] = named = pair
         if query.qtype == "compare" and len(named) < 2:
             # 2020版和2025修订版的市级城市维护项目管理办法…有什么不同: the instrument named without its place
             mentioned = self._mentioned(query.text)
@@ -422,6 +428,24 @@ class Sources:
         if excluded:
             query.constraints["version_excluded"] = excluded
             query.constraints["version_chosen"] = chosen_by
+
+    def _versions_by_year(self, question: str, named: list[str], years: list[str]) -> list[str]:
+        """Two or more versions of one instrument the question names by year (2018年的…和2024年修正后的…), oldest
+        first; [] when it names fewer than two years or they are not versions of one instrument."""
+        wanted = sorted({int(y) for y in years})
+        if len(wanted) < 2:
+            return []
+        insts = [i for i, members in self._groups.items() if any(m in named for m in members)]
+        for inst in insts or self._mentioned(question):
+            hits = []
+            for y in wanted:
+                m = next((m for m in self._groups[inst] if (self._profiles[m].date and self._profiles[m].date[0] == y)
+                          or (self._profiles[m].label and str(y) in self._profiles[m].label)), None)
+                if m and m not in hits:
+                    hits.append(m)
+            if len(hits) >= 2:
+                return [m for m in self._groups[inst] if m in hits]
+        return []
 
     def _mentioned(self, question: str) -> list[str]:
         """The versioned instruments whose name (or name without its place, 上海市…) the question holds."""

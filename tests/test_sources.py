@@ -259,3 +259,14 @@ def test_each_version_of_a_manual_is_asked_for_one_value(tmp_path):
         ("2022版", "选用串口默认波特率为57600，可在程序中更改不同波特率。"),
         ("2025版", "选用串口默认波特率为115200，可在程序中更改不同波特率。")]
     assert a.answer.startswith("2025版将2022版的57600调整为115200。")
+
+
+def test_two_versions_named_by_year_are_compared_without_a_comparison_word(versions_kb):
+    # no 分别 / 有什么不同: naming two years of one instrument asks each version for its figure
+    a = versions_kb.ask("按2020年的市级城市维护项目管理办法和2025年修订的办法，前期费用补助标准是每个项目多少钱？")
+    assert a.status == "answered" and a.method == "compare:versions", a.reasoning
+    assert a.answer.startswith("2025修订版将2020版的3000元调整为5000元。")
+    assert "问题类型：money → compare（问题点名同一文件的两个年份版本）" in a.reasoning
+    # one year only: that version answers alone
+    a = versions_kb.ask("按2020年的市级城市维护项目管理办法，前期费用补助标准是每个项目多少钱？")
+    assert (a.value["number"], a.evidence[0].version) == (3000, "2020版"), a.reasoning
