@@ -222,7 +222,9 @@ class QueryAnalyzer:
         self._apply_collection(q, collection)
         if q.qtype == "yesno" and VALIDITY.search(question):  # 《X》还有效吗: the answer is X's repeal elsewhere
             q.constraints["validity_of"] = _BOOK.findall(question) or ([q.doc_hint] if q.doc_hint else [])
-        if doc_ids and BASIS.search(question):  # the kind of law asked (行政法规 → titles ending 条例), if named
+        # the kind of law asked (行政法规 → titles ending 条例), if named; a question that asks more than its basis
+        # is answered one ask at a time (the basis alone would leave the other ask unanswered)
+        if doc_ids and q.constraints["asks"] == 1 and BASIS.search(question):
             kind = next((k for k in sorted(_BASIS_KINDS, key=len, reverse=True) if k in question), None)
             q.constraints["basis_of"] = _BASIS_KINDS[kind] if kind else ""
         years = _YEAR.findall(question)

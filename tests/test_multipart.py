@@ -111,3 +111,11 @@ def test_one_value_does_not_answer_a_question_asking_each(tmp_path):
     assert any("问题问各自的值或两者的不同" in r and "只取出一个值" in r for r in a.reasoning), a.reasoning
     a = kb.ask("法务部审核合同要几个工作日？")  # asked once, the same sentence answers
     assert (a.status, a.value["number"]) == ("answered", 5)
+
+
+def test_the_basis_alone_does_not_answer_a_question_that_asks_more(tmp_path):
+    # the second ask (the law's own rule) is not in the store: the first ask's title is not an answer to both
+    kb = make_kb(tmp_path, {"政策/某某市物业服务收费管理办法.md": FEES})
+    a = kb.ask("《某某市物业服务收费管理办法》是根据哪部条例制定的？那部条例规定业主大会多久召开一次？")
+    assert a.status == "not_found", a.reasoning
+    assert "分问：2 问中只答出 1 问，按整句作答" in a.reasoning
