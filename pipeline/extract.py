@@ -699,6 +699,19 @@ class Extractor:
                 out.append(f)
         return out
 
+    def referenced(self, doc_id: str, m: "re.Match[str]") -> list[Block]:
+        """The paragraph or items of the same document that a DEFERS match points at (第七十二条第二款 → its second
+        paragraph; 第四十六条第四项、第五项 → those items; 第十条 → its first paragraph and its items)."""
+        blocks = self.store.clause_blocks(doc_id, m.group(1))
+        paragraphs = [b for b in blocks if b.type != "list_item"]
+        items = [cn_number(x) for x in re.findall(r"第([一二三四五六七八九十\d]+)项", m.group(3) or "")]
+        if items:
+            return [b for b in blocks if b.type == "list_item" and _item_number(b.text) in items]
+        if m.group(2):
+            k = int(cn_number(m.group(2)[1:-1]) or 0)
+            return paragraphs[k - 1:k] if 0 < k <= len(paragraphs) else []
+        return paragraphs[:1] + [b for b in blocks if b.type == "list_item"]
+
     def cited_sentence(self, doc_id: str, label: str, terms: dict[str, float], exclude: str = ""
                        ) -> Optional[tuple[Block, Sentence]]:
         """The sentence of article ``label`` (same document) that holds most of ``terms`` by weight, or None
@@ -1275,6 +1288,24 @@ class Extractor:
                      anchor=anchor, evidence=[self._ev(anchor)], score=0.9,
                      reasons=[f"匹配模式：count.values（{len(run)} 个{run[0]['unit']}值）"])
 
+    @strategy("reference")
+    def _s_reference(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """…审查认定是否存在本法第四十六条第四项、第五项规定的行为: what the question asks is the items (or paragraph) the
+        anchor points at; they are the answer, the pointing sentence and they the evidence."""
+        m = DEFERS.search(anchor.sentence.text)
+        if m is None:
+            return None
+        picked = self.referenced(anchor.candidate.block.doc_id, m)
+        if not picked:
+            return None
+        c = anchor.candidate
+        texts = [b.text for b in picked]
+        value = {"kind": "list", "items": texts} if len(texts) > 1 else {"kind": "text", "text": texts[0]}
+        return Found(value=value, answer="；".join(t.rstrip("；;。") for t in texts) + f"。依据：{anchor.sentence.text}",
+                     method="strategy:reference.items", anchor=anchor,
+                     evidence=[self._ev(anchor)] + [(b, Sentence(b.text, 0, len(b.text)), c.title, c.source) for b in picked],
+                     score=1.0, reasons=[f"引用条款：锚点句指向{m.group(0)[:m.group(0).find('规定')]}，取其内容（{len(texts)} 段）"])
+
     @strategy("per_unit")
     def _s_per_unit(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """每满一年支付一个月工资 asked by someone who worked 五年: the rate applied to the asker's figure (5 ÷ 1 × 1 =
@@ -1677,6 +1708,16 @@ def _unit_ok(query: Query, value: dict, bare_ok: bool = False) -> bool:
         if CUES.rx(r["id"]).search(asked):
             return unit in [str(u) for u in r.get("accepts") or [r["unit"]]]
     return True
+
+
+DEFERS = re.compile(_cues.pattern("answer.defers_to_article"))  # 限于本法第七十二条第二款规定的事项
+_ITEM_NUMBER = re.compile(r"^[（(]([一二三四五六七八九十]+|\d+)[)）]")
+
+
+def _item_number(text: str) -> Optional[float]:
+    """The number of a list item written （四） or (4)."""
+    m = _ITEM_NUMBER.match(text)
+    return cn_number(m.group(1)) if m else None
 
 
 def _asked_unit(query: Query) -> str:

@@ -19,7 +19,8 @@ from .anchors import coverage, lexical_anchors
 from .embed import VectorCache, VectorTable, annotate_similarity, shared_e5
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
-from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, condition_match, phrase_bonus, render_value
+from .extract import (COMPARE_ASK, DEFERS as _DEFERS, ExtractSettings, Extractor, Found, condition_match, phrase_bonus,
+                      render_value)
 from .numbers import grounded, norm_for_match
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
@@ -405,6 +406,7 @@ class Orchestrator:
             why = f"问题问各自的值或两者的不同，{found.method} 只取出一个值"
         if not why:
             self._add_cited_evidence(query, found)
+            self._follow_reference(found)
             return True
         if trace_obj is not None:
             trace_obj.setdefault("extract", {}).setdefault("rejected", []).append(
@@ -636,6 +638,24 @@ class Orchestrator:
                 found.reasons.append(f"引用条款：{label}（{hit[1].text[:20]}…）")
                 return
 
+    def _follow_reference(self, found: Found) -> None:
+        """An answer that only points at another article for what was asked (限于本法第七十二条第二款规定的事项) is
+        that article's paragraph or items: they become the answer, and join the evidence after the pointing one."""
+        if (found.value or {}).get("kind") not in ("text", "list") or found.method == "strategy:reference.items":
+            return
+        m = _DEFERS.search(found.answer)
+        if m is None:
+            return
+        c = found.anchor.candidate
+        picked = self.extractor.referenced(c.block.doc_id, m)
+        if not picked:
+            return
+        texts = [b.text for b in picked]
+        found.value = {"kind": "list", "items": texts} if len(texts) > 1 else {"kind": "text", "text": texts[0]}
+        found.answer = "；".join(t.rstrip("；;。") for t in texts) + f"。依据：{found.anchor.sentence.text}"
+        found.evidence += [(b, Sentence(b.text, 0, len(b.text)), c.title, c.source) for b in picked]
+        found.reasons.append(f"引用条款：答案句指向{m.group(0)[:m.group(0).find('规定')]}，取其内容（{len(texts)} 段）")
+
     def _cited(self, doc_id: str, text: str) -> str:
         """Text of the articles of the same document that ``text`` cites as 本法/本条例第X条 (at most 3)."""
         out = []
@@ -822,7 +842,6 @@ class Orchestrator:
         conf = max(0.05, min(0.99, found.score / 2.0))
         return Answer(question=query.text, status="answered", answer=found.answer, value=found.value,
                       evidence=_evidence(found), method=found.method, confidence=conf, reasoning=reasons)
-
 
 
 _ENACTING = re.compile(cues.pattern("basis.enacting"))

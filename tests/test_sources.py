@@ -270,3 +270,28 @@ def test_two_versions_named_by_year_are_compared_without_a_comparison_word(versi
     # one year only: that version answers alone
     a = versions_kb.ask("按2020年的市级城市维护项目管理办法，前期费用补助标准是每个项目多少钱？")
     assert (a.value["number"], a.evidence[0].version) == (3000, "2020版"), a.reasoning
+
+
+REFERRING = """# 某某市养犬管理条例
+
+<!-- INFO END -->
+
+第十条 在本市禁止下列事项：
+（一）携带犬只进入公园；
+（二）在夜间放任犬只吠叫扰民；
+（三）遗弃所养犬只。
+
+第十一条 养犬人应当为犬只办理登记。登记证有效期为一年。
+
+第二十条 城市管理部门负责审查认定养犬人是否存在本条例第十条第一项、第三项规定的行为，提出批评教育、警告或者罚款等处理意见。
+"""
+
+
+def test_an_answer_pointing_at_another_article_is_that_article_s_items(tmp_path):
+    kb = make_kb(tmp_path, {"地方性法规/某某市养犬管理条例.md": REFERRING})
+    a = kb.ask("城市管理部门审查认定的是养犬人的哪几种行为？")
+    assert a.status == "answered", a.reasoning
+    assert a.value == {"kind": "list", "items": ["（一）携带犬只进入公园；", "（三）遗弃所养犬只。"]}
+    assert [e.text for e in a.evidence][-2:] == ["（一）携带犬只进入公园；", "（三）遗弃所养犬只。"]
+    assert a.method == "strategy:reference.items"
+    assert any("引用条款：锚点句指向本条例第十条第一项、第三项" in r for r in a.reasoning), a.reasoning
