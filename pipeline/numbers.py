@@ -96,6 +96,8 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
             continue  # a bare Chinese numeral without unit is usually a word (十分, 一些…)
         if not m.group(1) and in_name(text, m.start(2)):
             continue  # ho600, CH32V003, WCH-Link2: digits of a name or model, not a quantity
+        if _DOTTED.match(text, m.start(2)) or text[m.start(2) - 1:m.start(2)] == ".":
+            continue  # v1.2.0, 1.3.0版: a version number's parts (its first two, or a part after a dot), not quantities
         value = cn_number(num)
         if value is None:
             continue
@@ -112,6 +114,7 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
     return out
 
 
+_DOTTED = re.compile(r"\d+\.\d+\.\d")  # three dotted parts: a version number (1.2.0), never a quantity
 _LONG_RUN = re.compile(rf"[\d{CN_DIGITS},.]{{17,}}")
 
 

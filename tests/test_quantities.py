@@ -1,4 +1,6 @@
 """Quantities in questions and provisions (pipeline/numbers.py, dictionaries/units.yaml)."""
+import pytest
+
 from pipeline.numbers import find_quantities
 
 
@@ -58,3 +60,13 @@ def test_templates_do_not_read_the_digits_of_a_model_name(kb_of):
     q = kb.orchestrator.analyzer.run("评估板用多少V供电？")
     values = [m[1] for m in kb.orchestrator.extractor._matches(q, "CH32V003评估板使用5V供电。")]
     assert values and all(v["number"] == 5 for v in values)  # 32V of CH32V003 is no voltage
+
+
+@pytest.mark.parametrize("text", ["按开发手册v1.2.0的要求，日志留存多久？", "SDK 1.3.0版的接口", "见第3.2.1节"])
+def test_a_dotted_version_number_is_not_a_quantity(text):
+    # 1.2.0 is a version: no part of it is a figure the evidence must hold (it used to give the figure 0)
+    assert find_quantities(text) == []
+
+
+def test_a_decimal_amount_is_still_one():
+    assert [(q["number"], q["unit"]) for q in find_quantities("押金1.5万元，利率3.5%")] == [(15000, "元"), (3.5, "%")]
