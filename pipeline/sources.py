@@ -396,7 +396,7 @@ class Sources:
         named = list(query.constraints.get("doc_ids") or [])
         if query.qtype != "compare":
             pair = self._versions_by_year(query.text, named, query.constraints.get("years") or [])
-            if pair:  # 按2018年的监察法和2024年修正后的监察法，…还能延长多久: each version answers
+            if pair:  # 按1999年版的某条例与2011年修订版，…期限多久: each version answers
                 query.reasons.append(f"问题类型：{query.qtype} → compare（问题点名同一文件的两个年份版本）")
                 query.qtype = "compare"
                 query.constraints["doc_ids"] = named = pair
@@ -430,7 +430,7 @@ class Sources:
             query.constraints["version_chosen"] = chosen_by
 
     def _versions_by_year(self, question: str, named: list[str], years: list[str]) -> list[str]:
-        """Two or more versions of one instrument the question names by year (2018年的…和2024年修正后的…), oldest
+        """Two or more versions of one instrument the question names by year (1999年版的…与2011年修订版…), oldest
         first; [] when it names fewer than two years or they are not versions of one instrument."""
         wanted = sorted({int(y) for y in years})
         if len(wanted) < 2:
