@@ -1292,19 +1292,25 @@ class Extractor:
     def _s_reference(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """…审查认定是否存在本法第四十六条第四项、第五项规定的行为: what the question asks is the items (or paragraph) the
         anchor points at; they are the answer, the pointing sentence and they the evidence."""
-        m = DEFERS.search(anchor.sentence.text)
-        if m is None:
-            return None
-        picked = self.referenced(anchor.candidate.block.doc_id, m)
+        found = Found(value={}, answer=anchor.sentence.text, method="strategy:reference.items", anchor=anchor,
+                      evidence=[self._ev(anchor)], score=1.0, reasons=[])
+        return found if self.resolve_reference(found, "锚点句") else None
+
+    def resolve_reference(self, found: Found, who: str = "答案句") -> bool:
+        """When ``found.answer`` points at another article's paragraph or items for what was asked (DEFERS), make
+        them the value and the answer, add them to the evidence after the pointing sentence, and say so; False
+        (``found`` untouched) when it does not or they are not in the store."""
+        m = DEFERS.search(found.answer)
+        picked = self.referenced(found.anchor.candidate.block.doc_id, m) if m else []
         if not picked:
-            return None
-        c = anchor.candidate
+            return False
+        c = found.anchor.candidate
         texts = [b.text for b in picked]
-        value = {"kind": "list", "items": texts} if len(texts) > 1 else {"kind": "text", "text": texts[0]}
-        return Found(value=value, answer="；".join(t.rstrip("；;。") for t in texts) + f"。依据：{anchor.sentence.text}",
-                     method="strategy:reference.items", anchor=anchor,
-                     evidence=[self._ev(anchor)] + [(b, Sentence(b.text, 0, len(b.text)), c.title, c.source) for b in picked],
-                     score=1.0, reasons=[f"引用条款：锚点句指向{m.group(0)[:m.group(0).find('规定')]}，取其内容（{len(texts)} 段）"])
+        found.value = {"kind": "list", "items": texts} if len(texts) > 1 else {"kind": "text", "text": texts[0]}
+        found.answer = "；".join(t.rstrip("；;。") for t in texts) + f"。依据：{found.anchor.sentence.text}"
+        found.evidence += [(b, Sentence(b.text, 0, len(b.text)), c.title, c.source) for b in picked]
+        found.reasons.append(f"引用条款：{who}指向{m.group(0)[:m.group(0).find('规定')]}，取其内容（{len(texts)} 段）")
+        return True
 
     @strategy("per_unit")
     def _s_per_unit(self, query: Query, anchor: Anchor) -> Optional[Found]:

@@ -19,8 +19,7 @@ from .anchors import coverage, lexical_anchors
 from .embed import VectorCache, VectorTable, annotate_similarity, shared_e5
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
-from .extract import (COMPARE_ASK, DEFERS as _DEFERS, ExtractSettings, Extractor, Found, condition_match, phrase_bonus,
-                      render_value)
+from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, condition_match, phrase_bonus, render_value
 from .numbers import grounded, norm_for_match
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
@@ -641,20 +640,8 @@ class Orchestrator:
     def _follow_reference(self, found: Found) -> None:
         """An answer that only points at another article for what was asked (限于本法第七十二条第二款规定的事项) is
         that article's paragraph or items: they become the answer, and join the evidence after the pointing one."""
-        if (found.value or {}).get("kind") not in ("text", "list") or found.method == "strategy:reference.items":
-            return
-        m = _DEFERS.search(found.answer)
-        if m is None:
-            return
-        c = found.anchor.candidate
-        picked = self.extractor.referenced(c.block.doc_id, m)
-        if not picked:
-            return
-        texts = [b.text for b in picked]
-        found.value = {"kind": "list", "items": texts} if len(texts) > 1 else {"kind": "text", "text": texts[0]}
-        found.answer = "；".join(t.rstrip("；;。") for t in texts) + f"。依据：{found.anchor.sentence.text}"
-        found.evidence += [(b, Sentence(b.text, 0, len(b.text)), c.title, c.source) for b in picked]
-        found.reasons.append(f"引用条款：答案句指向{m.group(0)[:m.group(0).find('规定')]}，取其内容（{len(texts)} 段）")
+        if (found.value or {}).get("kind") in ("text", "list") and found.method != "strategy:reference.items":
+            self.extractor.resolve_reference(found)
 
     def _cited(self, doc_id: str, text: str) -> str:
         """Text of the articles of the same document that ``text`` cites as 本法/本条例第X条 (at most 3)."""
