@@ -39,7 +39,7 @@ def split_asks(question: str) -> list[str]:
     return parts if 2 <= len(parts) <= MAX_PARTS else []
 
 
-def name_of(value: Optional[dict[str, Any]], answer: str) -> Optional[str]:
+def name_of(value: Optional[dict[str, Any]]) -> Optional[str]:
     """The previous part's answer when it is a short name (内部审计部门, 《…条例》) a later part can point at."""
     v = value or {}
     text = v.get("text") if v.get("kind") == "text" else None

@@ -748,21 +748,24 @@ class Orchestrator:
             return None
         t = time.perf_counter()
         n = len(texts)
-        queries: list[Optional[Query]] = [None] * n
-        founds: list[Optional[Found]] = [None] * n
-        phrases: list[Optional[str]] = [None] * n
+        queries: list[Query] = []
+        founds: list[Optional[Found]] = []
+        phrases: list[Optional[str]] = []
         for i, text in enumerate(texts):  # in order: a later ask follows the one before
             prev_q, prev_f = (queries[i - 1], founds[i - 1]) if i else (None, None)
-            text, phrases[i] = refer(text, name_of(prev_f.value, prev_f.answer) if prev_f else None)
-            queries[i], founds[i] = self._part(text, prev_q, prev_f, collection, trace_obj, open_search=True)
-            if queries[i].qtype == "compare":
+            text, phrase = refer(text, name_of(prev_f.value) if prev_f else None)
+            q, found = self._part(text, prev_q, prev_f, collection, trace_obj, open_search=True)
+            if q.qtype == "compare":  # a comparison inside: the comparison path answers the question whole
                 return None
+            queries.append(q)
+            founds.append(found)
+            phrases.append(phrase)
         for i in range(n):  # an ask not answered alone: again as a follow-up of one answered, in its document
             j = next((k for k in sorted(range(n), key=lambda k: abs(k - i)) if founds[k] is not None), None)
             if founds[i] is None and j is not None:
                 queries[i], founds[i] = self._part(texts[i], queries[j], founds[j], collection, trace_obj,
                                                    open_search=False)
-        done = [(q, f, p) for q, f, p in zip(queries, founds, phrases) if f is not None and q is not None]
+        done = [(q, f, p) for q, f, p in zip(queries, founds, phrases) if f is not None]
         timings["parts"] = _ms(t)
         if trace_obj is not None:
             trace_obj["parts"] = [{"question": q.text, "method": f.method, "answer": f.answer, "refers": p}
@@ -781,9 +784,9 @@ class Orchestrator:
         that answered ``prev_f`` (then, with ``open_search``, everywhere)."""
         q = self.analyzer.run(text, prev_q, collection=collection, follows=prev_q is not None)
         self.sources.scope(q)
-        if q.qtype == "compare":
-            return q, None
         found = None
+        if q.qtype == "compare":
+            return q, found
         if prev_f is not None and not q.constraints.get("doc_ids"):
             found = self._answer_one(q, trace_obj, doc_ids=[prev_f.anchor.candidate.block.doc_id])[0][0]
         if found is None and open_search:
@@ -793,12 +796,16 @@ class Orchestrator:
     def _multipart_answer(self, query: Query, done) -> Answer:
         reasons = [f"问题类型：分问（{len(done)} 问，逐问作答）"]
         evidence: list[Evidence] = []
+        seen: set[tuple[str, int]] = set()
         for i, (q, f, phrase) in enumerate(done, 1):
             c = f.anchor.candidate
             reasons.append(f"第{i}问：{q.text}" + (f"（「{phrase}」指上一问的答案）" if phrase else "")
                            + f"；{TYPE_NAMES.get(q.qtype, q.qtype)}；{c.title} {c.block.clause or '/'.join(c.block.section[-1:])}"
                            + f"；{f.method}；" + "；".join(f.reasons))
-            evidence += [e for e in _evidence(f) if (e.block_id, e.start) not in {(x.block_id, x.start) for x in evidence}]
+            for e in _evidence(f):  # two asks answered by one sentence cite it once
+                if (e.block_id, e.start) not in seen:
+                    seen.add((e.block_id, e.start))
+                    evidence.append(e)
         answers = [f.answer for _, f, _ in done]
         return Answer(question=query.text, status="answered", answer="；".join(a.rstrip("；;。") for a in answers),
                       value={"kind": "list", "items": answers, "parts": [f.value for _, f, _ in done]},

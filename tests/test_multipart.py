@@ -1,7 +1,6 @@
 """Questions that ask twice (pipeline/multipart.py) and the enacting-clause lookup a second ask can lean on."""
 import pytest
 
-from pipeline import KnowledgeBase
 from pipeline.multipart import name_of, refer, split_asks
 
 PURCHASE = """# 某某公司采购管理办法
@@ -33,15 +32,9 @@ REGULATION = """# 物业管理条例
 """
 
 
-def make_kb(tmp_path, files):
-    d = tmp_path / "docs"
-    for name, text in files.items():
-        p = d / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
-    rep = kb.ingest([d])
-    assert rep.failed == 0, rep.lines
+def make_kb(kb_of, files):
+    kb = kb_of(files)  # conftest: the files written under a fresh docs folder and ingested
+    assert len(kb.store.documents()) == len(files)
     return kb
 
 
@@ -57,16 +50,16 @@ def test_a_question_is_split_at_its_asks(question, parts):
 
 
 def test_a_later_ask_points_back_at_a_short_name_only():
-    assert refer("这个部门几天内审完？", name_of({"kind": "text", "text": "法务部"}, "")) == ("法务部几天内审完？", "这个部门")
+    assert refer("这个部门几天内审完？", name_of({"kind": "text", "text": "法务部"})) == ("法务部几天内审完？", "这个部门")
     assert refer("那部条例哪天施行？", "《物业管理条例》") == ("《物业管理条例》哪天施行？", "那部条例")
     # a figure or a clause is not a name another ask can point at
-    assert name_of({"kind": "duration", "number": 5, "unit": "日"}, "五日") is None
-    assert name_of({"kind": "text", "text": "经董事会审议，由总经理决定"}, "") is None
+    assert name_of({"kind": "duration", "number": 5, "unit": "日"}) is None
+    assert name_of({"kind": "text", "text": "经董事会审议，由总经理决定"}) is None
     assert refer("这个部门几天内审完？", None) == ("这个部门几天内审完？", None)
 
 
-def test_two_asks_answered_in_turn_across_documents(tmp_path):
-    kb = make_kb(tmp_path, {"制度/某某公司采购管理办法.md": PURCHASE, "制度/某某公司法务工作制度.md": LEGAL})
+def test_two_asks_answered_in_turn_across_documents(kb_of):
+    kb = make_kb(kb_of, {"制度/某某公司采购管理办法.md": PURCHASE, "制度/某某公司法务工作制度.md": LEGAL})
     a = kb.ask("我们采购合同一般由哪个部门负责审核？这个部门收到合同后几个工作日内要给出意见？", trace=True)
     assert a.status == "answered", a.reasoning
     assert a.method == "multipart:template:who.by+template:duration.within"
@@ -78,15 +71,15 @@ def test_two_asks_answered_in_turn_across_documents(tmp_path):
     assert any("「这个部门」指上一问的答案" in r for r in a.reasoning)
 
 
-def test_an_ask_left_unanswered_leaves_the_question_to_the_whole_path(tmp_path):
-    kb = make_kb(tmp_path, {"制度/某某公司采购管理办法.md": PURCHASE, "制度/某某公司法务工作制度.md": LEGAL})
+def test_an_ask_left_unanswered_leaves_the_question_to_the_whole_path(kb_of):
+    kb = make_kb(kb_of, {"制度/某某公司采购管理办法.md": PURCHASE, "制度/某某公司法务工作制度.md": LEGAL})
     a = kb.ask("采购合同由哪个部门负责审核？这个部门一共有几名员工？")
     assert a.status == "not_found"
     assert "分问：2 问中只答出 1 问，按整句作答" in a.reasoning
 
 
-def test_a_document_s_basis_is_its_enacting_clause(tmp_path):
-    kb = make_kb(tmp_path, {"政策/某某市物业服务收费管理办法.md": FEES, "行政法规/物业管理条例.md": REGULATION})
+def test_a_document_s_basis_is_its_enacting_clause(kb_of):
+    kb = make_kb(kb_of, {"政策/某某市物业服务收费管理办法.md": FEES, "行政法规/物业管理条例.md": REGULATION})
     a = kb.ask("《某某市物业服务收费管理办法》是依据哪部行政法规制定的？")
     assert (a.status, a.method, a.value) == ("answered", "strategy:basis.enacting",
                                              {"kind": "text", "text": "《物业管理条例》"})
@@ -94,8 +87,8 @@ def test_a_document_s_basis_is_its_enacting_clause(tmp_path):
     assert a.value == {"kind": "list", "items": ["中华人民共和国价格法", "物业管理条例"]}
 
 
-def test_a_second_ask_about_the_law_the_first_names(tmp_path):
-    kb = make_kb(tmp_path, {"政策/某某市物业服务收费管理办法.md": FEES, "行政法规/物业管理条例.md": REGULATION})
+def test_a_second_ask_about_the_law_the_first_names(kb_of):
+    kb = make_kb(kb_of, {"政策/某某市物业服务收费管理办法.md": FEES, "行政法规/物业管理条例.md": REGULATION})
     a = kb.ask("《某某市物业服务收费管理办法》是根据哪部条例制定的？那部条例从哪天开始施行？", trace=True)
     assert a.status == "answered", a.reasoning
     assert a.method == "multipart:strategy:basis.enacting+template:date.effective"
@@ -104,8 +97,8 @@ def test_a_second_ask_about_the_law_the_first_names(tmp_path):
     assert [e.title for e in a.evidence] == ["某某市物业服务收费管理办法", "物业管理条例"]
 
 
-def test_one_value_does_not_answer_a_question_asking_each(tmp_path):
-    kb = make_kb(tmp_path, {"制度/某某公司法务工作制度.md": LEGAL})
+def test_one_value_does_not_answer_a_question_asking_each(kb_of):
+    kb = make_kb(kb_of, {"制度/某某公司法务工作制度.md": LEGAL})
     a = kb.ask("法务部审核采购合同和租赁合同各要几个工作日？")  # the policy states one period, for all contracts
     assert a.status == "not_found"
     assert any("问题问各自的值或两者的不同" in r and "只取出一个值" in r for r in a.reasoning), a.reasoning
@@ -113,9 +106,9 @@ def test_one_value_does_not_answer_a_question_asking_each(tmp_path):
     assert (a.status, a.value["number"]) == ("answered", 5)
 
 
-def test_the_basis_alone_does_not_answer_a_question_that_asks_more(tmp_path):
+def test_the_basis_alone_does_not_answer_a_question_that_asks_more(kb_of):
     # the second ask (the law's own rule) is not in the store: the first ask's title is not an answer to both
-    kb = make_kb(tmp_path, {"政策/某某市物业服务收费管理办法.md": FEES})
+    kb = make_kb(kb_of, {"政策/某某市物业服务收费管理办法.md": FEES})
     a = kb.ask("《某某市物业服务收费管理办法》是根据哪部条例制定的？那部条例规定业主大会多久召开一次？")
     assert a.status == "not_found", a.reasoning
     assert "分问：2 问中只答出 1 问，按整句作答" in a.reasoning

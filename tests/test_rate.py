@@ -1,5 +1,4 @@
 """A rate per unit of time applied to the asker's own figure (strategy rate.per_unit): computed by code."""
-from pipeline import KnowledgeBase
 
 POLICY = """# 某某公司员工福利办法
 
@@ -11,17 +10,14 @@ POLICY = """# 某某公司员工福利办法
 """
 
 
-def make_kb(tmp_path):
-    d = tmp_path / "docs"
-    d.mkdir()
-    (d / "某某公司员工福利办法.md").write_text(POLICY, encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
-    assert kb.ingest([d]).failed == 0
+def make_kb(kb_of):
+    kb = kb_of({"某某公司员工福利办法.md": POLICY})  # conftest: written under a fresh docs folder and ingested
+    assert len(kb.store.documents()) == 1
     return kb
 
 
-def test_the_rate_times_the_askers_figure(tmp_path):
-    kb = make_kb(tmp_path)
+def test_the_rate_times_the_askers_figure(kb_of):
+    kb = make_kb(kb_of)
     a = kb.ask("我在公司连续服务了六年，离职时能拿几个月工资的服务奖励？")
     assert (a.status, a.method) == ("answered", "strategy:rate.per_unit"), a.reasoning
     assert a.value == {"kind": "duration", "number": 3, "unit": "月",
@@ -31,15 +27,15 @@ def test_the_rate_times_the_askers_figure(tmp_path):
     assert any("由代码计算" in r for r in a.reasoning)
 
 
-def test_a_rate_over_several_units(tmp_path):
-    kb = make_kb(tmp_path)
+def test_a_rate_over_several_units(kb_of):
+    kb = make_kb(kb_of)
     a = kb.ask("员工服务满4年，能增加几天带薪假期？")
     assert a.method == "strategy:rate.per_unit", a.reasoning
     assert (a.value["number"], a.value["unit"], a.value["computed"]["expression"]) == (2, "日", "4 ÷ 2 × 1 = 2")
 
 
-def test_a_figure_that_is_not_a_whole_multiple_is_not_computed(tmp_path):
-    kb = make_kb(tmp_path)
+def test_a_figure_that_is_not_a_whole_multiple_is_not_computed(kb_of):
+    kb = make_kb(kb_of)
     a = kb.ask("员工服务满3年，能增加几天带薪假期？")  # 3 years against 每…满两年: how the odd year counts is not stated
     assert a.method != "strategy:rate.per_unit"
     assert not any("由代码计算" in r for r in a.reasoning)
