@@ -33,6 +33,7 @@ register_schema("value_kind", {
 
 # clause punctuation: a noun and an interrogative in different clauses are not linked
 _BREAK = re.compile(r"[，,。；;：:？?！!、]")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,7 @@ class AnswerKindGrammar:
             r = self._nouns[noun]
             for a, b in inters:
                 if m.start() >= b:  # 什么费率: the noun follows the interrogative
-                    gap, how = m.start() - b, "after"
+                    gap, how = len(_LATIN_WORD.sub("x", text[b:m.start()])), "after"  # 哪个Flash地址: a word counts one
                     limit = self.after_gap
                     if self._between_rx is not None and not self._between_rx.match(text[b:m.start()]):
                         continue  # 什么程度公司: the interrogative attaches to 程度, not to 公司

@@ -420,6 +420,33 @@ _RANGES = [
     (regex.compile(rf"(?P<a>{_N}){_U}(?:以上|及以上)"), "a"),
     (regex.compile(rf"(?P<b>{_N}){_U}(?:以下|之内|以内|内)"), "b="),
 ]
+# a share written with its word before the figure (百分之七十, dictionaries/units.yaml `shares`) reads as 七十% for
+# the patterns above: 资产负债率超过百分之七十的 is a condition on a percentage
+_SHARE_FIRST = regex.compile("(" + "|".join(map(re.escape, VALUES["shares"])) + f")({_N})")
+_SHARE_UNIT = {str(k): str(v) for k, v in VALUES["shares"].items()}
+
+
+def _share_first(text: str) -> tuple[str, tuple[int, ...]]:
+    """``text`` with each share word moved after its figure (百分之七十 → 七十%), and for each character of the
+    result (and its end) its offset in ``text``, as :func:`close_figures` gives them."""
+    if not _SHARE_FIRST.search(text):
+        return text, ()
+    out: list[str] = []
+    where: list[int] = []
+    i = 0
+    for m in _SHARE_FIRST.finditer(text):
+        out.append(text[i:m.start()])
+        where.extend(range(i, m.start()))
+        unit = _SHARE_UNIT[m.group(1)]
+        out.append(m.group(2) + unit)
+        where.append(m.start())  # the figure's first character stands where the share word began…
+        where.extend(range(m.start(2) + 1, m.end(2)))
+        where.extend([m.end() - 1] * len(unit))  # …and its unit where the figure ends
+        i = m.end()
+    out.append(text[i:])
+    where.extend(range(i, len(text)))
+    where.append(len(text))
+    return "".join(out), tuple(where)
 _TO_BASE = {str(u): (str(d[0]), float(Fraction(str(d[1])))) for u, d in VALUES["dimensions"].items()}
 
 
@@ -435,6 +462,7 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
     out = []
     taken: list[tuple[int, int]] = []
     text, where = close_figures(mask_long_numerals(text))  # bounded backtracking (issue 14); 满 2 年 as 满2年
+    text, shares = _share_first(text)
     for rx, kind in _RANGES:
         for m in rx.finditer(text):
             if any(a <= m.start() < b for a, b in taken):
@@ -451,7 +479,7 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
             if dim is None:
                 continue
             out.append((dim, lo[1] if lo else -math.inf, hi[1] if hi else math.inf, kind.endswith("="),
-                        span_back(where, m.span())))
+                        span_back(where, span_back(shares, m.span()))))
             taken.append(m.span())
     return out
 
@@ -1003,7 +1031,9 @@ class Extractor:
         clause = _asked_clause(query, sent)
         pol = polarity_of(clause)
         cm = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
-        if pol is None and negated_statement(clause):
+        if pol is None and CUES.rx("negation.lifted").search(clause):
+            pol = True  # …申请仲裁不受…时效期间的限制: a restriction lifted permits
+        elif pol is None and negated_statement(clause):
             pol = False  # …期间不计算为工作年限: a plain negation decides as a prohibition does
         if pol is None and cm == 0:
             return None
@@ -1019,7 +1049,12 @@ class Extractor:
         head = _yesno_word(yes)
         shared = longest_common(query.text, sent)
         if len(shared) < 3:
-            return None  # the provision must name what is asked about, not just share loose words
+            # the provision must name what is asked about, not just share loose words: a run of three characters,
+            # or three of the question's words (学校的操场…临时避难 / 学校操场…临时地震应急避难场所)
+            named = [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, sent)]
+            if len(named) < 3:
+                return None
+            shared = "、".join(named[:3])
         asked = _asked_predicate(query.text)
         # 能否安排夜班劳动: the provision must speak of 安排夜班劳动, not of 安排哺乳时间; 还能再申请一次复核吗:
         # of 复核, not of 申请调解
@@ -1074,6 +1109,34 @@ class Extractor:
                      anchor=anchor, evidence=[(lead, lead_sent, c.title, c.source),
                                               (best, Sentence(best.text, 0, len(best.text)), c.title, c.source)],
                      score=1.0 + fit(best), reasons=[f"匹配模式：yesno.item（{best.meta.get('label', '')}）"])
+
+    @strategy("threshold")
+    def _s_threshold(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """到什么程度: the provision's condition that holds a quantity (…余额不足…百分之三十的，应当续交), quoted
+        with the consequence it leads to."""
+        if not CUES.rx("ask.threshold").search(query.constraints.get("asked_clause") or query.text):
+            return None
+        sent = anchor.sentence.text
+        ends = CUES.words("condition.clause_end")
+        parts = re.split(r"([，,])", sent)
+        cond = ""
+        then = CUES.rx("condition.then")
+        for i in range(0, len(parts), 2):
+            clause = parts[i]
+            cond += clause + (parts[i + 1] if i + 1 < len(parts) else "")
+            if clause.endswith(ends) or (i + 2 < len(parts) and then.search(parts[i + 2])):
+                break
+        else:
+            return None  # no clause of the sentence is a condition
+        if not find_quantities(cond) and not range_conditions(cond):
+            return None  # a condition without a figure says which case, not how far
+        rest = sent[len(cond):]
+        if not rest.strip("。；;"):
+            return None  # nothing follows from the condition
+        value = {"kind": "text", "text": cond.rstrip("，,")}
+        return Found(value=value, answer=sent, method="strategy:threshold", anchor=anchor,
+                     evidence=[self._ev(anchor)], score=2.0,  # asked 到什么程度: before any list or quote
+                     reasons=[f"条件中的数量界限：「{value['text']}」"])
 
     @strategy("sentence")
     def _s_sentence(self, query: Query, anchor: Anchor) -> Optional[Found]:
