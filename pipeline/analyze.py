@@ -52,6 +52,7 @@ _BOOK = re.compile(r"《([^》]{2,60})》")
 _IDENT = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z]{1,8}[0-9][A-Za-z0-9]*(?![A-Za-z0-9_])")  # CH9141, X200, RS485
 # cue patterns and words: rules/pipeline_cues.yaml (question.*), compiled once at import
 VALIDITY = re.compile(cues.pattern("question.validity"))
+EXPIRY = re.compile(cues.pattern("question.expiry"))  # 有效期到哪天: the named document's own term clause
 BASIS = re.compile(cues.pattern("question.basis"))  # 依据哪部条例制定: the named document's enacting clause
 _BASIS_KINDS = {str(k): str(v) for k, v in cues.table("basis.kind_suffix").items()}
 _CODE_NAME = re.compile(cues.pattern("question.code_identifier"))  # Executors.newFixedThreadPool, wchnetSocketClose
@@ -227,6 +228,8 @@ class QueryAnalyzer:
         if doc_ids and q.constraints["asks"] == 1 and BASIS.search(question):
             kind = next((k for k in sorted(_BASIS_KINDS, key=len, reverse=True) if k in question), None)
             q.constraints["basis_of"] = _BASIS_KINDS[kind] if kind else ""
+        if doc_ids and q.constraints["asks"] == 1 and EXPIRY.search(question):
+            q.constraints["expiry_of"] = True
         years = _YEAR.findall(question)
         if years:
             q.constraints["years"] = years

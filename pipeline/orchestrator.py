@@ -303,7 +303,8 @@ class Orchestrator:
         timings["syntax"] = _ms(t)
         t = time.perf_counter()
         found = self._validity(query) if query.constraints.get("validity_of") else \
-            self._basis(query) if "basis_of" in query.constraints else None
+            self._basis(query) if "basis_of" in query.constraints else \
+            self._expiry(query) if query.constraints.get("expiry_of") else None
         options = [found] if found else self.extractor.ranked(  # a local model, when there is one, rather than a quote
             query, anchors, self.settings.gate_tries, fallback=self.generator is None)
         fired = bool(options)  # a template fired (even if the gate below refuses it)
@@ -377,12 +378,18 @@ class Orchestrator:
         if unmet and found.method.startswith(("template:", "strategy:")):
             # 累积记分满12分的驾驶人…: a provision that never speaks of 12分 does not answer for that driver
             missing += unmet
+        named = query.constraints.get("doc_ids") or []
+        if named and blk.doc_id not in named and not any(blk.doc_id in self.sources.versions_of(d) for d in named):
+            # 《某某规定》的有效期到哪天 answered from another document's provision: that document is not asked about
+            missing.append(query.doc_hint or "")
+            found.refused = "document"
         if elsewhere and not found.exact:
             why = f"{found.method} 的证据出自{'、'.join(elsewhere)}的文件，问题问的是{'、'.join(places)}"
             found.refused = "place"
         elif missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
-            found.refused = "identifier" if any(i in missing for i in idents) else "named"
+            found.refused = "identifier" if any(i in missing for i in idents) else \
+                "document" if found.refused == "document" else "named"
         elif not strict and not found.exact and (self.verifier is not None or self.settings.record):
             why = self._verify(query, found, ev_text, text, context, cov)
         elif cov < (self.settings.min_coverage_compare if strict else self.settings.min_coverage) \
@@ -601,6 +608,28 @@ class Orchestrator:
                                  anchor=anchor, evidence=[(b, sent, d["title"], d["source"])], score=2.0,
                                  reasons=["匹配模式：basis.enacting（文件的制定依据条款）"
                                           + (f"；所问类别只取以「{suffix}」结尾的名称" if suffix else "")], exact=True)
+        return None
+
+    def _expiry(self, query: Query) -> Optional[Found]:
+        """'X用到哪天为止': the end date X's own term clause states (本办法自…起施行，有效期至2025年1月31日)."""
+        until = next((t for t in self.extractor.templates() if t.id == "date.until"), None)
+        if until is None:
+            return None
+        for doc_id in (query.constraints.get("doc_ids") or [])[:1]:  # the document the question names first
+            for b in reversed(self.store.doc_blocks(doc_id)):  # a term clause closes the document
+                if not _TERM.search(b.text):
+                    continue
+                for sent in split_sentences(b.text):
+                    hits = until.apply(sent.text) if _TERM.search(sent.text) else []
+                    if not hits:
+                        continue
+                    value, _ = hits[0]
+                    d = self.store.document(b.doc_id) or {"title": "", "source": ""}
+                    anchor = Anchor(candidate=Candidate(block=b, title=d["title"], source=d["source"], score=1.0),
+                                    sentence=sent, score=1.0, pattern="document.term")
+                    return Found(value=value, answer=sent.text, method="strategy:expiry.term", anchor=anchor,
+                                 evidence=[(b, sent, d["title"], d["source"])], score=2.0,
+                                 reasons=["匹配模式：document.term（所问文件自身的有效期条款）"], exact=True)
         return None
 
     def scope(self, found: Found) -> tuple[str, str]:
@@ -839,6 +868,7 @@ class Orchestrator:
 
 
 _ENACTING = re.compile(cues.pattern("basis.enacting"))
+_TERM = re.compile(cues.pattern("document.term"))
 BASIS_BLOCKS = 12  # an enacting clause is among a document's first blocks (第一条)
 
 # a sentence that backs an answer of the type (rules/pipeline_cues.yaml evidence.<type>)

@@ -1,0 +1,101 @@
+"""Kinds of language: a threshold asked 到什么程度 (strategy threshold), an upper bound on a count (count.maximum),
+a day counted from the month or year (date.relative), 哪里的法院 as an agent question, an office named by its duty
+(who.office_is), a named document's own term (strategy expiry.term) and shares as conditions (超过百分之七十的)."""
+from pipeline.extract import condition_match, range_conditions
+from pipeline.numbers import find_quantities
+
+RULES = """# 某某小区共用设施维护基金管理规定
+
+第一条 为管理小区共用设施维护基金，制定本规定。
+
+第二条 住户账内维护基金余额低于首次缴纳金额百分之二十的，应当在三个月内补足。
+
+第三条 一名管理员可以同时负责相邻的多个楼栋，但数量不得超过4个。
+
+第四条 住户应当于每月20日前缴纳上月的维护基金。
+
+第五条 因本规定发生争议的，可以向小区所在地法院提起诉讼。
+"""
+
+
+def make_kb(kb_of):
+    kb = kb_of({"某某小区共用设施维护基金管理规定.md": RULES})
+    assert len(kb.store.documents()) == 1
+    return kb
+
+
+def test_a_threshold_is_the_condition_with_its_figure(kb_of):
+    kb = make_kb(kb_of)
+    a = kb.ask("某某小区的维护基金余额用到什么程度就要补足？")
+    assert (a.status, a.method) == ("answered", "strategy:threshold"), a.reasoning
+    assert a.value == {"kind": "text", "text": "住户账内维护基金余额低于首次缴纳金额百分之二十的"}
+    assert [e.text for e in a.evidence] == ["住户账内维护基金余额低于首次缴纳金额百分之二十的，应当在三个月内补足。"]
+
+
+def test_a_question_without_the_threshold_cue_is_not_answered_by_it(kb_of):
+    kb = make_kb(kb_of)
+    a = kb.ask("某某小区的维护基金余额不足时多长时间内要补足？")
+    assert a.method != "strategy:threshold"
+
+
+def test_an_upper_bound_on_a_count(kb_of):
+    kb = make_kb(kb_of)
+    a = kb.ask("某某小区一名管理员最多能负责几个楼栋？")
+    assert (a.status, a.method) == ("answered", "template:count.maximum"), a.reasoning
+    assert a.value["number"] == 4
+
+
+def test_a_day_of_the_month_is_a_date(kb_of):
+    kb = make_kb(kb_of)
+    a = kb.ask("某某小区的住户什么时候之前要缴纳维护基金？")
+    assert (a.status, a.method) == ("answered", "template:date.relative"), a.reasoning
+    assert a.value == {"kind": "text", "text": "每月20日前"}
+
+
+def test_where_to_sue_is_an_agent_question(kb_of):
+    kb = make_kb(kb_of)
+    a = kb.ask("某某小区维护基金的争议应该去哪里的法院起诉？")
+    assert a.status == "answered", a.reasoning
+    assert "小区所在地法院" in a.answer
+
+
+NOTICE = """# 某某市共享单车停放管理办法
+
+第一条 为规范共享单车停放，制定本办法。
+
+第二条 运营企业应当在每日22时前完成车辆调度。
+
+第三条 本办法自2023年3月1日起施行，有效期至2028年2月29日。
+"""
+
+
+def test_until_when_a_named_document_applies(kb_of):
+    kb = kb_of({"某某市共享单车停放管理办法.md": NOTICE, "某某小区共用设施维护基金管理规定.md": RULES})
+    a = kb.ask("某某市共享单车停放管理办法用到哪天为止？")
+    assert (a.status, a.method) == ("answered", "strategy:expiry.term"), a.reasoning
+    assert a.value["iso"] == "2028-02-29"
+    assert [e.text for e in a.evidence] == ["本办法自2023年3月1日起施行，有效期至2028年2月29日。"]
+
+
+def test_a_named_document_without_a_term_clause_gets_no_term(kb_of):
+    kb = kb_of({"某某市共享单车停放管理办法.md": NOTICE, "某某小区共用设施维护基金管理规定.md": RULES})
+    a = kb.ask("某某小区共用设施维护基金管理规定的有效期到哪天？")
+    assert a.method != "strategy:expiry.term"
+    assert a.status == "not_found", a.answer
+
+
+def test_shares_are_conditions_in_either_spelling():
+    assert range_conditions("为资产负债率超过百分之七十的对象提供担保") == [("percent", 70.00000000000001, float("inf"), False, (6, 13))]
+    assert range_conditions("出资比例在百分之五十以上的")[0][:3] == ("percent", 50.0, float("inf"))
+    assert range_conditions("持股比例低于5%的股东")[0][:3] == ("percent", float("-inf"), 5.0)
+    asked = find_quantities("负债率75%的合作方")
+    assert condition_match(asked, "为资产负债率超过百分之七十的对象提供担保") == 1.0
+    assert condition_match(find_quantities("负债率60%的合作方"), "资产负债率超过70%的") == -1.0
+
+
+def test_an_office_named_by_its_duty(kb_of):
+    text = "# 某某协会会员管理办法\n\n第一条 受理入会申请的机构为协会秘书处。\n\n第二条 会员应当按时缴纳会费。\n"
+    kb = kb_of({"某某协会会员管理办法.md": text})
+    a = kb.ask("想加入某某协会，入会申请交给哪个机构？")
+    assert (a.status, a.method) == ("answered", "template:who.office_is"), a.reasoning
+    assert a.value["text"] == "协会秘书处"
