@@ -810,7 +810,8 @@ class Extractor:
         """(score, value, span, template, condition match) for every usable template match in ``sent``."""
         out = []
         # numbers inside conditional clauses (…不满三年的，) describe when, not what
-        conds = [c[4] for c in range_conditions(sent) if _clause_at(sent, c[4]).endswith(CUES.words("condition.clause_end"))]
+        conds = [c[4] for c in range_conditions(sent) if _clause_at(sent, c[4]).endswith(CUES.words("condition.clause_end"))] \
+            if not CUES.rx("ask.bound").search(query.constraints.get("asked_clause") or query.text) else []
         kind = query.constraints.get("value_kind")
         kind_units = query.constraints.get("value_units") or []
         ordinal = _ordinal_end(_ordinal())

@@ -99,3 +99,26 @@ def test_an_office_named_by_its_duty(kb_of):
     a = kb.ask("想加入某某协会，入会申请交给哪个机构？")
     assert (a.status, a.method) == ("answered", "template:who.office_is"), a.reasoning
     assert a.value["text"] == "协会秘书处"
+
+
+NIGHT = """# 某某市夜间作业安全规定
+
+第一条 为保障夜间作业安全，制定本规定。
+
+第二条 用人单位安排未满十八周岁的人员从事夜间作业的，由劳动行政部门责令改正，处二千元罚款。
+
+第三条 夜间作业的人员与用人单位约定的合同视为劳动合同。
+"""
+
+
+def test_the_bound_of_a_condition_answers_a_question_that_asks_it(kb_of):
+    kb = kb_of({"某某市夜间作业安全规定.md": NIGHT})
+    a = kb.ask("在某某市，安排人员上夜间作业，对方不满多少岁用人单位就要被罚款？")
+    assert (a.status, a.method) == ("answered", "template:number.measure"), a.reasoning
+    assert (a.value["number"], a.value["unit"]) == (18, "周岁")
+
+
+def test_deemed_is_a_yes(kb_of):
+    kb = kb_of({"某某市夜间作业安全规定.md": NIGHT})
+    a = kb.ask("某某市夜间作业人员和单位约定的合同算不算劳动合同？")
+    assert (a.status, a.method, a.value) == ("answered", "strategy:yesno.modal", {"kind": "boolean", "value": True})
