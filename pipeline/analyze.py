@@ -188,6 +188,10 @@ class QueryAnalyzer:
         q.constraints["asks"] = ask_count(question)
         if _ASKS_EACH.search(question):
             q.constraints["asks_each"] = True
+        joined = [self.kinds.infer(p) for p in joined_asks(question)]
+        if len({(k.kind if k else None) for k in joined}) > 1:
+            # 多少钱、多大比例: two kinds of value, so one figure answers one ask; the units each kind's answer carries
+            q.constraints["asks_joined"] = [list(k.units) for k in joined if k is not None and k.units]
         if asked:
             q.constraints["asked_clause"] = asked
         q.qtype, rule_id = self.qtype(question, asked)
@@ -437,6 +441,16 @@ class QueryAnalyzer:
 def _asking_sentences(question: str) -> list[str]:
     """The sentences of the question that ask (最少几个人？要不要亮证？ → both)."""
     return [a for a in re.split(r"[？?]", strip_asides(question, "")) if a.strip() and _ASKING.search(a)]
+
+
+def joined_asks(question: str) -> list[str]:
+    """The asks joined by 、 in the asking clause (二等奖发多少钱、名额占多大比例 → both), or [] when it asks once."""
+    asks = _asking_sentences(question)
+    if len(asks) != 1:
+        return []
+    parts = [p for p in _CLAUSE.split(asks[0])[-1].split("、") if p.strip()]
+    asking = [p for p in parts if _ASKING.search(p)]
+    return asking if len(parts) >= 2 and len(asking) >= 2 else []
 
 
 def ask_count(question: str) -> int:

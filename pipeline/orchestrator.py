@@ -20,7 +20,7 @@ from .embed import VectorCache, VectorTable, annotate_similarity, shared_e5
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, condition_match, phrase_bonus, render_value
-from .numbers import grounded, norm_for_match
+from .numbers import canonical_unit, find_quantities, grounded, norm_for_match
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
 from .rerank import make_reranker
@@ -410,6 +410,11 @@ class Orchestrator:
                 (found.value or {}).get("kind") not in ("list", "boolean"):
             # 两份合同的有效期各是多长 / 新旧两版有什么不同: one value from one provision answers one of them
             why = f"问题问各自的值或两者的不同，{found.method} 只取出一个值"
+        elif not strict and not found.exact and query.constraints.get("asks_joined") is not None and \
+                (found.value or {}).get("kind") not in ("list", "boolean") and \
+                ((found.value or {}).get("kind") != "text" or not _holds_units(found.answer, query.constraints["asks_joined"])):
+            # 二等奖每人发多少钱、名额占多大比例 (two kinds of value): a single figure answers one of the two asks
+            why = f"问题并列问了两项，{found.method} 只取出一个值"
         if not why:
             self._add_cited_evidence(query, found)
             self._follow_reference(found)
@@ -889,6 +894,17 @@ def _evidence(found: Found) -> list[Evidence]:
                             section=list(block.section), text=text, start=sent.start, end=sent.end,
                             page=block.page_start, bbox=block.bbox))
     return out
+
+
+def _holds_units(text: str, wanted: list[list[str]]) -> bool:
+    """Does ``text`` carry a figure of its own in one of the units of each asked kind (元 and %, for 多少钱、多大比例)?"""
+    left = [canonical_unit(q["unit"]) for q in find_quantities(text)]
+    for kind in sorted(wanted, key=len):  # the narrowest kind picks first
+        hit = next((i for i, u in enumerate(left) if u in {canonical_unit(x) for x in kind}), None)
+        if hit is None:
+            return False
+        left.pop(hit)
+    return True
 
 
 def _numbers_only(found: Found) -> str:

@@ -122,3 +122,39 @@ def test_deemed_is_a_yes(kb_of):
     kb = kb_of({"某某市夜间作业安全规定.md": NIGHT})
     a = kb.ask("某某市夜间作业人员和单位约定的合同算不算劳动合同？")
     assert (a.status, a.method, a.value) == ("answered", "strategy:yesno.modal", {"kind": "boolean", "value": True})
+
+
+AWARDS = """# 某某学院奖学金办法
+
+第一条 为奖励优秀学生，制定本办法。
+
+第二条 一等奖学金每人1500元，获奖名额为学生人数的5%。
+"""
+
+
+def test_two_asks_of_two_kinds_joined_in_one_clause_are_not_answered_with_one_figure(kb_of):
+    from pipeline.analyze import joined_asks
+    assert joined_asks("一等奖学金每人发多少钱、获奖名额占多大比例？") == ["一等奖学金每人发多少钱", "获奖名额占多大比例"]
+    assert joined_asks("电梯、消防设施坏了由谁修？") == []
+    kb = kb_of({"某某学院奖学金办法.md": AWARDS})
+    a = kb.ask("某某学院一等奖学金每人发多少钱、获奖名额占多大比例？")
+    assert a.status == "not_found", a.answer  # the percent alone would leave 多少钱 unanswered
+    assert "拒答：问题并列问了两项，template:number.percent 只取出一个值" in a.reasoning
+    b = kb.ask("某某学院一等奖学金的获奖名额占多大比例？")  # one ask: the same provision answers it
+    assert (b.status, b.method, b.value["number"]) == ("answered", "template:number.percent", 5)
+
+
+def test_two_asks_of_one_kind_may_be_answered_by_one_sentence(kb_of):
+    text = "# 某某门店租赁合同\n\n第一条 房屋漏水的，出租方应当在24小时内回应、72小时内修复。\n"
+    kb = kb_of({"某某门店租赁合同.md": text})
+    a = kb.ask("某某门店租赁合同里，房屋漏水时出租方多久要回应、多久要修好？")
+    assert a.status == "answered", a.reasoning
+    assert "24小时" in a.answer and "72小时" in a.answer
+
+
+def test_each_kind_asked_needs_a_figure_of_its_own():
+    from pipeline.orchestrator import _holds_units
+    money_and_share = [["元", "倍", "%"], ["%", "‰", "‱"]]
+    assert _holds_units("二等奖每人750元，名额占人数的10%", money_and_share) is True
+    assert _holds_units("二等奖名额占人数的10%", money_and_share) is False  # one 10% cannot answer both
+    assert _holds_units("二等奖每人750元", money_and_share) is False
