@@ -444,7 +444,7 @@ def _asking_sentences(question: str) -> list[str]:
 
 
 def joined_asks(question: str) -> list[str]:
-    """The asks joined by 、 in the asking clause (二等奖发多少钱、名额占多大比例 → both), or [] when it asks once."""
+    """The asks joined by 、 in the asking clause (押金交多少钱、占月租多大比例 → both), or [] when it asks once."""
     asks = _asking_sentences(question)
     if len(asks) != 1:
         return []

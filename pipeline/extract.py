@@ -1051,7 +1051,7 @@ class Extractor:
         shared = longest_common(query.text, sent)
         if len(shared) < 3:
             # the provision must name what is asked about, not just share loose words: a run of three characters,
-            # or three of the question's words (学校的操场…临时避难 / 学校操场…临时地震应急避难场所)
+            # or three of the question's words (小区的空地…临时停车 / 小区空地…临时停放车辆)
             named = [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, sent)]
             if len(named) < 3:
                 return None
@@ -1113,7 +1113,7 @@ class Extractor:
 
     @strategy("threshold")
     def _s_threshold(self, query: Query, anchor: Anchor) -> Optional[Found]:
-        """到什么程度: the provision's condition that holds a quantity (…余额不足…百分之三十的，应当续交), quoted
+        """到什么程度: the provision's condition that holds a quantity (…余额低于首次缴纳额百分之二十的，应当补足), quoted
         with the consequence it leads to."""
         if not CUES.rx("ask.threshold").search(query.constraints.get("asked_clause") or query.text):
             return None

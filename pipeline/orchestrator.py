@@ -413,7 +413,7 @@ class Orchestrator:
         elif not strict and not found.exact and query.constraints.get("asks_joined") is not None and \
                 (found.value or {}).get("kind") not in ("list", "boolean") and \
                 ((found.value or {}).get("kind") != "text" or not _holds_units(found.answer, query.constraints["asks_joined"])):
-            # 二等奖每人发多少钱、名额占多大比例 (two kinds of value): a single figure answers one of the two asks
+            # 押金交多少钱、占月租多大比例 (two kinds of value): a single figure answers one of the two asks
             why = f"问题并列问了两项，{found.method} 只取出一个值"
         if not why:
             self._add_cited_evidence(query, found)
@@ -616,7 +616,7 @@ class Orchestrator:
         return None
 
     def _expiry(self, query: Query) -> Optional[Found]:
-        """'X用到哪天为止': the end date X's own term clause states (本办法自…起施行，有效期至2025年1月31日)."""
+        """'X用到哪天为止': the end date X's own term clause states (本办法自…起施行，有效期至…年…月…日)."""
         until = next((t for t in self.extractor.templates() if t.id == "date.until"), None)
         if until is None:
             return None
