@@ -21,7 +21,7 @@ import regex
 
 from . import cues as _cues
 from .answer_kind import AnswerKindGrammar
-from .numbers import (NUM, VALUES, canonical_unit, cn_number, find_quantities, grounded, in_name,
+from .numbers import (NUM, SHARES, VALUES, canonical_unit, cn_number, find_quantities, grounded, in_name,
                       mask_long_numerals, norm_for_match, unit_alternation)
 from .rules import Field, RuleSet, load_rule_file, register_regex, register_schema, strip_lines
 from .store import Store
@@ -422,8 +422,7 @@ _RANGES = [
 ]
 # a share written with its word before the figure (百分之七十, dictionaries/units.yaml `shares`) reads as 七十% for
 # the patterns above: 资产负债率超过百分之七十的 is a condition on a percentage
-_SHARE_FIRST = regex.compile("(" + "|".join(map(re.escape, VALUES["shares"])) + f")({_N})")
-_SHARE_UNIT = {str(k): str(v) for k, v in VALUES["shares"].items()}
+_SHARE_FIRST = regex.compile("(" + "|".join(map(re.escape, SHARES)) + f")({_N})")
 
 
 def _share_first(text: str) -> tuple[str, tuple[int, ...]]:
@@ -437,7 +436,7 @@ def _share_first(text: str) -> tuple[str, tuple[int, ...]]:
     for m in _SHARE_FIRST.finditer(text):
         out.append(text[i:m.start()])
         where.extend(range(i, m.start()))
-        unit = _SHARE_UNIT[m.group(1)]
+        unit = SHARES[m.group(1)]
         out.append(m.group(2) + unit)
         where.append(m.start())  # the figure's first character stands where the share word began…
         where.extend(range(m.start(2) + 1, m.end(2)))

@@ -27,11 +27,11 @@ _CN_NUM = re.compile(rf"[{CN_DIGITS}{_CAPITALS}]+")
 NUM = rf"(?:\d+(?:,\d{{3}})*(?:\.\d+)?(?:[{CN_DIGITS[-2:]}])?|[{CN_DIGITS}{_CAPITALS}]+)"
 UNITS = tuple(str(u) for u in VALUES["units"])
 _UNIT_RX = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
-_SHARES = {str(k): str(v) for k, v in VALUES["shares"].items()}
+SHARES = {str(k): str(v) for k, v in VALUES["shares"].items()}  # 百分之 → %
 # 二十多分钟, 三十余人: 多/余 between a number and its unit says "more than", read as the number itself (a lower bound)
 _MORE = "|".join(map(re.escape, (str(w) for w in VALUES.get("more_than", []))))
 _MORE_RX = rf"(?:(?:{_MORE})(?=\s*(?:{_UNIT_RX})))?" if _MORE else ""
-QUANTITY = re.compile(rf"({'|'.join(map(re.escape, _SHARES))})?({NUM})\s*{_MORE_RX}\s*({_UNIT_RX})?")
+QUANTITY = re.compile(rf"({'|'.join(map(re.escape, SHARES))})?({NUM})\s*{_MORE_RX}\s*({_UNIT_RX})?")
 _HALF = str(VALUES["half"]["word"])
 _HALF_UNITS = set(str(u) for u in VALUES["half"]["units"])
 # 两个半月: 个, the half, then the unit (the unit after 个半 is what the number counts)
@@ -103,7 +103,7 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
             continue
         unit = m.group(3) or ""
         if m.group(1):
-            value, unit = value, _SHARES[m.group(1)]
+            value, unit = value, SHARES[m.group(1)]
         end = m.end()
         if unit in _HALF_UNITS and text.startswith(_HALF, end):  # 五年半: five and a half years
             value, end = value + 0.5, end + len(_HALF)

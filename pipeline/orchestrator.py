@@ -379,17 +379,16 @@ class Orchestrator:
             # 累积记分满12分的驾驶人…: a provision that never speaks of 12分 does not answer for that driver
             missing += unmet
         named = query.constraints.get("doc_ids") or []
-        if named and blk.doc_id not in named and not any(blk.doc_id in self.sources.versions_of(d) for d in named):
-            # 《某某规定》的有效期到哪天 answered from another document's provision: that document is not asked about
+        other_doc = bool(named) and blk.doc_id not in named and \
+            not any(blk.doc_id in self.sources.versions_of(d) for d in named)
+        if other_doc:  # 《某某规定》的有效期到哪天 answered from another document's provision: that one is not asked about
             missing.append(query.doc_hint or "")
-            found.refused = "document"
         if elsewhere and not found.exact:
             why = f"{found.method} 的证据出自{'、'.join(elsewhere)}的文件，问题问的是{'、'.join(places)}"
             found.refused = "place"
         elif missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
-            found.refused = "identifier" if any(i in missing for i in idents) else \
-                "document" if found.refused == "document" else "named"
+            found.refused = "identifier" if any(i in missing for i in idents) else "document" if other_doc else "named"
         elif not strict and not found.exact and (self.verifier is not None or self.settings.record):
             why = self._verify(query, found, ev_text, text, context, cov)
         elif cov < (self.settings.min_coverage_compare if strict else self.settings.min_coverage) \

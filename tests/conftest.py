@@ -28,7 +28,8 @@ def example_kb(tmp_path_factory):
 
 @pytest.fixture()
 def kb_of(tmp_path):
-    """Build a KnowledgeBase from ``{relative path: text}`` written under a fresh docs folder."""
+    """Build a KnowledgeBase from ``{relative path: text}`` written under a fresh docs folder; every file must
+    become a document of the store."""
     from pipeline import KnowledgeBase
 
     def build(files: dict[str, str], settings=None):
@@ -38,6 +39,7 @@ def kb_of(tmp_path):
             (d / rel).write_text(text, encoding="utf-8")
         kb = KnowledgeBase(tmp_path / "kb.sqlite", settings=settings)
         kb.ingest([d])
+        assert len(kb.store.documents()) == len(files)
         return kb
     return build
 

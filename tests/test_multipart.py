@@ -32,12 +32,6 @@ REGULATION = """# 物业管理条例
 """
 
 
-def make_kb(kb_of, files):
-    kb = kb_of(files)  # conftest: the files written under a fresh docs folder and ingested
-    assert len(kb.store.documents()) == len(files)
-    return kb
-
-
 @pytest.mark.parametrize("question, parts", [
     ("合同由哪个部门审核？这个部门几天内审完？", ["合同由哪个部门审核？", "这个部门几天内审完？"]),
     # a telling sentence belongs to the ask after it
@@ -59,7 +53,7 @@ def test_a_later_ask_points_back_at_a_short_name_only():
 
 
 def test_two_asks_answered_in_turn_across_documents(kb_of):
-    kb = make_kb(kb_of, {"制度/某某公司采购管理办法.md": PURCHASE, "制度/某某公司法务工作制度.md": LEGAL})
+    kb = kb_of({"制度/某某公司采购管理办法.md": PURCHASE, "制度/某某公司法务工作制度.md": LEGAL})
     a = kb.ask("我们采购合同一般由哪个部门负责审核？这个部门收到合同后几个工作日内要给出意见？", trace=True)
     assert a.status == "answered", a.reasoning
     assert a.method == "multipart:template:who.by+template:duration.within"
@@ -72,14 +66,14 @@ def test_two_asks_answered_in_turn_across_documents(kb_of):
 
 
 def test_an_ask_left_unanswered_leaves_the_question_to_the_whole_path(kb_of):
-    kb = make_kb(kb_of, {"制度/某某公司采购管理办法.md": PURCHASE, "制度/某某公司法务工作制度.md": LEGAL})
+    kb = kb_of({"制度/某某公司采购管理办法.md": PURCHASE, "制度/某某公司法务工作制度.md": LEGAL})
     a = kb.ask("采购合同由哪个部门负责审核？这个部门一共有几名员工？")
     assert a.status == "not_found"
     assert "分问：2 问中只答出 1 问，按整句作答" in a.reasoning
 
 
 def test_a_document_s_basis_is_its_enacting_clause(kb_of):
-    kb = make_kb(kb_of, {"政策/某某市物业服务收费管理办法.md": FEES, "行政法规/物业管理条例.md": REGULATION})
+    kb = kb_of({"政策/某某市物业服务收费管理办法.md": FEES, "行政法规/物业管理条例.md": REGULATION})
     a = kb.ask("《某某市物业服务收费管理办法》是依据哪部行政法规制定的？")
     assert (a.status, a.method, a.value) == ("answered", "strategy:basis.enacting",
                                              {"kind": "text", "text": "《物业管理条例》"})
@@ -88,7 +82,7 @@ def test_a_document_s_basis_is_its_enacting_clause(kb_of):
 
 
 def test_a_second_ask_about_the_law_the_first_names(kb_of):
-    kb = make_kb(kb_of, {"政策/某某市物业服务收费管理办法.md": FEES, "行政法规/物业管理条例.md": REGULATION})
+    kb = kb_of({"政策/某某市物业服务收费管理办法.md": FEES, "行政法规/物业管理条例.md": REGULATION})
     a = kb.ask("《某某市物业服务收费管理办法》是根据哪部条例制定的？那部条例从哪天开始施行？", trace=True)
     assert a.status == "answered", a.reasoning
     assert a.method == "multipart:strategy:basis.enacting+template:date.effective"
@@ -98,7 +92,7 @@ def test_a_second_ask_about_the_law_the_first_names(kb_of):
 
 
 def test_one_value_does_not_answer_a_question_asking_each(kb_of):
-    kb = make_kb(kb_of, {"制度/某某公司法务工作制度.md": LEGAL})
+    kb = kb_of({"制度/某某公司法务工作制度.md": LEGAL})
     a = kb.ask("法务部审核采购合同和租赁合同各要几个工作日？")  # the policy states one period, for all contracts
     assert a.status == "not_found"
     assert any("问题问各自的值或两者的不同" in r and "只取出一个值" in r for r in a.reasoning), a.reasoning
@@ -108,7 +102,7 @@ def test_one_value_does_not_answer_a_question_asking_each(kb_of):
 
 def test_the_basis_alone_does_not_answer_a_question_that_asks_more(kb_of):
     # the second ask (the law's own rule) is not in the store: the first ask's title is not an answer to both
-    kb = make_kb(kb_of, {"政策/某某市物业服务收费管理办法.md": FEES})
+    kb = kb_of({"政策/某某市物业服务收费管理办法.md": FEES})
     a = kb.ask("《某某市物业服务收费管理办法》是根据哪部条例制定的？那部条例规定业主大会多久召开一次？")
     assert a.status == "not_found", a.reasoning
     assert "分问：2 问中只答出 1 问，按整句作答" in a.reasoning

@@ -18,14 +18,8 @@ RULES = """# 某某小区共用设施维护基金管理规定
 """
 
 
-def make_kb(kb_of):
-    kb = kb_of({"某某小区共用设施维护基金管理规定.md": RULES})
-    assert len(kb.store.documents()) == 1
-    return kb
-
-
 def test_a_threshold_is_the_condition_with_its_figure(kb_of):
-    kb = make_kb(kb_of)
+    kb = kb_of({"某某小区共用设施维护基金管理规定.md": RULES})  # conftest: written under a fresh docs folder and ingested
     a = kb.ask("某某小区的维护基金余额用到什么程度就要补足？")
     assert (a.status, a.method) == ("answered", "strategy:threshold"), a.reasoning
     assert a.value == {"kind": "text", "text": "住户账内维护基金余额低于首次缴纳金额百分之二十的"}
@@ -33,27 +27,27 @@ def test_a_threshold_is_the_condition_with_its_figure(kb_of):
 
 
 def test_a_question_without_the_threshold_cue_is_not_answered_by_it(kb_of):
-    kb = make_kb(kb_of)
+    kb = kb_of({"某某小区共用设施维护基金管理规定.md": RULES})  # conftest: written under a fresh docs folder and ingested
     a = kb.ask("某某小区的维护基金余额不足时多长时间内要补足？")
     assert a.method != "strategy:threshold"
 
 
 def test_an_upper_bound_on_a_count(kb_of):
-    kb = make_kb(kb_of)
+    kb = kb_of({"某某小区共用设施维护基金管理规定.md": RULES})  # conftest: written under a fresh docs folder and ingested
     a = kb.ask("某某小区一名管理员最多能负责几个楼栋？")
     assert (a.status, a.method) == ("answered", "template:count.maximum"), a.reasoning
     assert a.value["number"] == 4
 
 
 def test_a_day_of_the_month_is_a_date(kb_of):
-    kb = make_kb(kb_of)
+    kb = kb_of({"某某小区共用设施维护基金管理规定.md": RULES})  # conftest: written under a fresh docs folder and ingested
     a = kb.ask("某某小区的住户什么时候之前要缴纳维护基金？")
     assert (a.status, a.method) == ("answered", "template:date.relative"), a.reasoning
     assert a.value == {"kind": "text", "text": "每月20日前"}
 
 
 def test_where_to_sue_is_an_agent_question(kb_of):
-    kb = make_kb(kb_of)
+    kb = kb_of({"某某小区共用设施维护基金管理规定.md": RULES})  # conftest: written under a fresh docs folder and ingested
     a = kb.ask("某某小区维护基金的争议应该去哪里的法院起诉？")
     assert a.status == "answered", a.reasoning
     assert "小区所在地法院" in a.answer
