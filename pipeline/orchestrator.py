@@ -44,6 +44,10 @@ TYPE_NAMES: dict[str, str] = {str(k): str(v) for k, v in cues.table("reasoning.t
 # cue patterns (rules/pipeline_cues.yaml), compiled once at import
 _COMPARE_VERSION = re.compile(cues.pattern("compare.version_clause"))
 _COMPARE_EACH = re.compile(cues.pattern("compare.each"))
+_COMPARE_TALK = re.compile(cues.pattern("compare.talk"))
+NEAR = ".near"  # an extraction method's ending for a weak reading (the asked act in other words): only the gate accepts it
+NEAR_NEEDS_GATE = True  # False only while scripts/gate_data.py collects the gate's training rows (the rules then see them)
+_YEAR_WORD = re.compile(r"(?:19|20)\d{2}\s*年?")  # a version's year, which would read as two versions again
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
 _YEAR_UNIT = cues.text("figure.year_unit")
 _QUALIFIER_AFTER = re.compile(cues.pattern("figure.qualifier_after"))
@@ -389,12 +393,16 @@ class Orchestrator:
         elif missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             found.refused = "identifier" if any(i in missing for i in idents) else "document" if other_doc else "named"
+        elif found.method.endswith(NEAR) and not found.exact and \
+                (strict or (NEAR_NEEDS_GATE and (self.gate_model is None or self.meaning_cache() is None))):
+            why = f"{found.method} 是近似的读法，只由门控模型判定（门控模型或 e5 不在）"
         elif not strict and not found.exact and (self.verifier is not None or self.settings.record):
             why = self._verify(query, found, ev_text, text, context, cov)
         elif cov < (self.settings.min_coverage_compare if strict else self.settings.min_coverage) \
                 and not found.exact and not (not strict and self._under_bar_ok(query, found, text, context,
                                                                                     ev_text, cov, anchors or [], scope)):
-            why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {self.settings.min_coverage:.0%}）" + \
+            bar = self.settings.min_coverage_compare if strict else self.settings.min_coverage
+            why = f"{found.method} 的证据只覆盖问题关键词的 {cov:.0%}（需 ≥ {bar:.0%}）" + \
                 (f"，{found.similarity}" if found.similarity else "")
         elif not grounded(_numbers_only(found), ev_text):
             why = f"{found.method} 的数值未在证据中出现"
@@ -725,6 +733,12 @@ class Orchestrator:
         sub = Query(**{**query.__dict__})
         sub.qtype = self._sub_type(query.text)
         sub.text = _COMPARE_EACH.sub("", query.text)  # each version's question asks for one value
+        spans = self.sources.version_spans(query.text)
+        talk = [t for t in sub.weights if _COMPARE_TALK.fullmatch(t) or _inside(t, query.text, spans)]
+        if talk:  # …原文和修正后的文本说法一样吗: words about the versions, which no version's provision says
+            sub.weights = {t: w for t, w in sub.weights.items() if t not in talk}
+            sub.terms = [t for t in sub.terms if t not in talk]
+            query.reasons.append(f"版本对比：各版本的问题不计「{'、'.join(talk)}」")
         docs = [self.store.document(d) for d in query.constraints["doc_ids"]]
         docs = sorted([d for d in docs if d], key=self.sources.order_key)
         out = []
@@ -740,6 +754,12 @@ class Orchestrator:
         stripped = COMPARE_ASK.sub("", question)
         stripped = _COMPARE_VERSION.sub("", stripped)
         qt, _ = self.analyzer.qtype(stripped or question)
+        rest = re.split(r"[？?]", question, maxsplit=1)[1:]
+        if qt == "yesno" and rest and rest[0].strip():
+            # 有硬性目标吗？两版各定了多少: the lead-in asks yes or no, the comparison asks each version's figure
+            later, _ = self.analyzer.qtype(_YEAR_WORD.sub("", rest[0]))
+            if later not in ("yesno", "compare", "open"):
+                return later
         if qt in ("compare", "open"):  # …分别到哪一天: the interrogative's own kind (a date) says what each version gives
             ak = self.analyzer.kinds.infer(stripped or question, None)
             if ak is not None and ak.kind == "time":
@@ -947,6 +967,12 @@ def _gate_query(query: Query) -> Query:
         return query
     weights = {t: (w * CATEGORY_WEIGHT if t in cats else w) for t, w in query.weights.items()}
     return replace(query, weights=weights)
+
+
+def _inside(term: str, text: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether every occurrence of ``term`` in ``text`` lies inside one of ``spans``."""
+    at = [m.start() for m in re.finditer(re.escape(term), text)]
+    return bool(at) and all(any(a <= i and i + len(term) <= b for a, b in spans) for i in at)
 
 
 def _with_docs(query: Query, doc_ids: list[str]) -> Query:

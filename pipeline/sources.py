@@ -25,6 +25,7 @@ import regex
 
 from . import cues
 from .fold import fold
+from .numbers import cn_number
 from .rules import Field, RuleSet, register_regex, register_schema, register_vocabulary
 from .text import split_sentences
 from .types import Answer, Candidate, Evidence, Query
@@ -187,6 +188,28 @@ def version_cue(cues: list[tuple[dict, Any]], question: str) -> Optional[tuple[s
             value = g.get("year") or next((v for k, v in g.items() if k.startswith("num")), None)
             return rule["picks"], value, rule["id"]
     return None
+
+
+def version_cues(cues: list[tuple[dict, Any]], question: str) -> list[tuple[str, Optional[str], str]]:
+    """(picks, value, rule id) of every version cue the question holds (第1版和第2版: two editions)."""
+    out = []
+    for rule, rx in cues:
+        for m in rx.finditer(question):
+            g = {k: v for k, v in m.groupdict().items() if v}
+            value = g.get("year") or next((v for k, v in g.items() if k.startswith("num")), None)
+            out.append((rule["picks"], value, rule["id"]))
+    return out
+
+
+def _same_edition(value: str, label: Optional[str]) -> bool:
+    """Whether an edition the question names (1, 一, 1C, 1.4) is the one a version's label gives (第1版, 版本1C):
+    the label's own edition token, not any digit inside it."""
+    if not label:
+        return False
+    tokens = re.findall(r"[0-9]+(?:\.[0-9]+)*[A-Za-z]*", label)
+    n = cn_number(value) if not re.search(r"[0-9A-Za-z]", value) else None
+    want = str(int(n)) if n is not None else value
+    return any(t.lower() == want.lower() for t in tokens)
 
 
 def is_navigation(cues: list[tuple[dict, Any, Any]], question: str) -> Optional[str]:
@@ -395,8 +418,9 @@ class Sources:
             return
         named = list(query.constraints.get("doc_ids") or [])
         if query.qtype != "compare":
-            pair = self._versions_by_year(query.text, named, query.constraints.get("years") or [])
-            if pair:  # 按1999年版的某条例与2011年修订版，…期限多久: each version answers
+            pair = self._versions_by_year(query.text, named, query.constraints.get("years") or []) or \
+                self._versions_by_cue(query.text, named)
+            if pair:  # 按1999年版的某条例与2011年修订版 / 第1版和第2版 / 修订前…修订后…: each version answers
                 query.reasons.append(f"问题类型：{query.qtype} → compare（问题点名同一文件的两个年份版本）")
                 query.qtype = "compare"
                 query.constraints["doc_ids"] = named = pair
@@ -447,6 +471,30 @@ class Sources:
                 return [m for m in self._groups[inst] if m in hits]
         return []
 
+    def version_spans(self, question: str) -> list[tuple[int, int]]:
+        """Where the question names a version (2020版, 第二版, v2, 修订前): a word inside one speaks of the versions,
+        not of what each version is asked."""
+        return [m.span() for _, rx in self.compiled().cues for m in rx.finditer(question)]
+
+    def _versions_by_cue(self, question: str, named: list[str]) -> list[str]:
+        """Two versions of one instrument the question names by edition (第1版和第2版, 1C版…1D版, v1和v2) or as the
+        versions before and after a revision (修订前…修订后…), oldest first; [] otherwise."""
+        found = version_cues(self.compiled().cues, question)
+        picks = {p for p, _, _ in found}
+        editions = [v for p, v, _ in found if p == "edition" and v]
+        if len(set(editions)) < 2 and not {"previous", "latest"} <= picks:
+            return []
+        insts = [i for i, members in self._groups.items() if any(m in named for m in members)]
+        for inst in insts or self._mentioned(question):
+            members = self._groups[inst]
+            if len(set(editions)) >= 2:
+                hits = [m for m in members if any(_same_edition(v, self._profiles[m].label) for v in editions)]
+            else:
+                hits = members[-2:]
+            if len(hits) >= 2:
+                return hits
+        return []
+
     def _mentioned(self, question: str) -> list[str]:
         """The versioned instruments whose name (or name without its place, 上海市…) the question holds."""
         qk = instrument_key(question)
@@ -478,7 +526,7 @@ class Sources:
         if picks == "edition" and value:
             for m in reversed(members):
                 p = self._profiles[m]
-                if p.label and value.lower() in p.label.lower():
+                if p.label and (_same_edition(value, p.label) or value.lower() in p.label.lower()):
                     return m, f"问题指明版本 {value}（规则 {rid}）"
         return latest, f"问题所指版本（{value}）不在库中，采用现行版本（规则 {rid}）"
 

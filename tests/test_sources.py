@@ -295,3 +295,37 @@ def test_an_answer_pointing_at_another_article_is_that_article_s_items(tmp_path)
     assert [e.text for e in a.evidence][-2:] == ["（一）携带犬只进入公园；", "（三）遗弃所养犬只。"]
     assert a.method == "strategy:reference.items"
     assert any("引用条款：锚点句指向本条例第十条第一项、第三项" in r for r in a.reasoning), a.reasoning
+
+
+LICENCE = ("# 某某开放许可证\n\n{edition} {month}\n\n## 1. 授权\n\n每个贡献者授予你永久性的、免费的版权许可。"
+           "本许可证的有效期为{years}年。\n")
+
+
+def test_two_editions_named_by_number_are_compared(tmp_path):
+    # 第一版和第二版 (an edition in Chinese numerals) / v1和v2: each edition answers, oldest first
+    kb = make_kb(tmp_path, {
+        "合同/某某开放许可证_第1版.txt": LICENCE.format(edition="第1版", month="2019年8月", years="五"),
+        "合同/某某开放许可证_第2版.txt": LICENCE.format(edition="第2版", month="2020年1月", years="十")})
+    for q in ("某某开放许可证第一版和第二版规定的许可证有效期分别是几年？",
+              "某某开放许可证v1和v2规定的许可证有效期分别是几年？"):
+        a = kb.ask(q)
+        assert a.status == "answered" and a.method == "compare:versions", a.reasoning
+        assert [(e.version, e.text) for e in a.evidence] == [
+            ("第1版", "本许可证的有效期为五年。"), ("第2版", "本许可证的有效期为十年。")]
+        assert "问题类型：duration → compare（问题点名同一文件的两个年份版本）" in a.reasoning
+
+
+def test_versions_before_and_after_a_revision_are_compared(versions_kb):
+    # 修订前…修订后…: the version before the one in force, and the one in force
+    a = versions_kb.ask("市级城市维护项目管理办法修订前和修订后，前期费用补助标准各是每个项目多少钱？")
+    assert a.status == "answered" and a.method == "compare:versions", a.reasoning
+    assert a.answer.startswith("2025修订版将2020版的3000元调整为5000元。")
+
+
+def test_a_comparison_led_by_a_yes_no_asks_each_version_for_its_figure(versions_kb):
+    # 有补助吗？…各是多少: the lead-in asks yes or no; each version's question asks the figure, and the words
+    # about the versions themselves (原文, 说法) count for neither version's provision
+    a = versions_kb.ask("市级城市维护项目管理办法里有前期费用补助吗？2020版原文和2025修订版的说法里，补助标准各是每个项目多少钱？")
+    assert a.status == "answered" and a.method == "compare:versions", a.reasoning
+    assert a.answer.startswith("2025修订版将2020版的3000元调整为5000元。")
+    assert "版本对比：各版本的问题不计「原文、说法」" in a.reasoning

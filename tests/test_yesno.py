@@ -107,3 +107,24 @@ def test_the_frame_of_the_clause_about_the_asked_thing_decides(kb_of):
     no = kb.ask("租赁期间水电费是不是由出租人承担？")
     assert (no.status, no.value) == ("answered", {"kind": "boolean", "value": False})
     assert "抽取：同一表述的填充：问题为「出租人」，条文为「承租人」" in no.reasoning
+
+
+PROCUREMENT = ("# 某公司采购管理制度\n\n## 第八条 回避\n\n同一供应商不得同时承担同一项目的设计和施工。\n\n"
+               "## 第九条 付款\n\n采购款项在验收合格后三十日内支付。\n")
+
+
+def test_the_asked_act_in_other_words_is_a_near_reading_only_the_gate_decides(kb_of, tmp_path):
+    # 包揽…建设 / 承担…施工: the provision's modal clause (不得) answers, but not in the asked act's words; the
+    # reading is kept as strategy:yesno.near for the trained gate, and the rules alone never accept it
+    from pipeline import KnowledgeBase
+    q = "一家供应商已经给某个项目做了设计，还能接着包揽这个项目的建设吗？"
+    kb = kb_of({"制度.md": PROCUREMENT})
+    a = kb.ask(q, trace=True)
+    seen = [a.method] + [x["method"] for x in a.to_dict()["stages"]["extract"].get("rejected", [])]
+    assert "strategy:yesno.near" in seen
+    if a.status == "answered":
+        assert a.value == {"kind": "boolean", "value": False}
+        assert "抽取：所问的「建设」未见于条文" in a.reasoning
+    rules = KnowledgeBase(tmp_path / "kb.sqlite", settings=AskSettings(gate_weights="")).ask(q)
+    assert rules.status == "not_found"
+    assert "拒答：strategy:yesno.near 是近似的读法，只由门控模型判定（门控模型或 e5 不在）" in rules.reasoning
