@@ -1330,7 +1330,39 @@ class Extractor:
                              answer=m.group(0).strip(), method="strategy:code.meaning", anchor=anchor,
                              evidence=[self._ev(anchor)], score=0.9,
                              reasons=[f"匹配模式：code.meaning（{code}）"])
+        if query.constraints.get("value_kind") == "code":  # 错误码是多少: the code is asked, by what it means
+            return self._code_of_meaning(query, anchor)
         return None
+
+    def _code_of_meaning(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """The code whose meaning the question describes (时间戳校验过期的错误码是多少 / …Expired = 30606,
+        //请求时间戳验证超时): among a list's entries, the one whose meaning shares most pairs of characters with
+        the question."""
+        blk = anchor.candidate.block
+        # the anchor's own sentence, then (a list's lead-in: 错误码如下：) the entries that follow it in the document
+        texts: list[tuple[Block, Sentence]] = [(blk, anchor.sentence)]
+        texts += [(b, Sentence(b.text, 0, len(b.text)))
+                  for b in self.store.doc_blocks(blk.doc_id, blk.order + 1, blk.order + 1 + CODE_LIST_WINDOW)
+                  if b.type != "heading"]
+        # the question's own description, as pairs of Chinese characters (时间戳校验过期 / 请求时间戳验证超时: 时间,
+        # 间戳), without the asked noun (错误码), which every entry's list is about
+        asked = query.text.replace(str(query.constraints.get("focus") or ""), " ")
+        pairs = {asked[i:i + 2] for i in range(len(asked) - 1) if _CJK_PAIR.fullmatch(asked[i:i + 2])}
+        best: Optional[tuple[float, "re.Match[str]", Block, Sentence]] = None
+        for b, sent in texts:
+            for m in CUES.rx("code.enum_entry").finditer(sent.text):
+                meaning = m.group("meaning")
+                w = sum(p in meaning for p in pairs)
+                if w > 0 and (best is None or w > best[0]):
+                    best = (w, m, b, sent)
+        if best is None:
+            return None
+        w, m, b, sent = best
+        value, name, meaning = m.group("value"), m.group("name") or "", m.group("meaning").strip()
+        return Found(value={"kind": "text", "text": value, "code": value, "name": name}, answer=m.group(0).strip(),
+                     method="strategy:code.of_meaning", anchor=anchor, evidence=[self._ev(anchor, b, sent)],
+                     score=0.5 + 0.1 * min(w, 4.0),
+                     reasons=[f"匹配模式：code.of_meaning（{meaning} → {value}）"])
 
     @strategy("count_values")
     def _s_count_values(self, query: Query, anchor: Anchor) -> Optional[Found]:
@@ -1623,6 +1655,8 @@ def _cell_value(cell: str) -> dict:
 
 
 _TIME_UNITS = {canonical_unit(u) for u, (dim, _) in _TO_BASE.items() if dim in ("days", "hours")}
+_CJK_PAIR = re.compile(r"[\u4e00-\u9fff]{2}")
+CODE_LIST_WINDOW = 40  # blocks after a list's lead-in searched for the entry whose meaning is asked
 _CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}[0-9]{0,4})(?![A-Za-z0-9])")
 
 

@@ -152,3 +152,20 @@ def test_each_kind_asked_needs_a_figure_of_its_own():
     assert _holds_units("二等奖每人750元，名额占人数的10%", money_and_share) is True
     assert _holds_units("二等奖名额占人数的10%", money_and_share) is False  # one 10% cannot answer both
     assert _holds_units("二等奖每人750元", money_and_share) is False
+
+
+SDK = ("# 某某推送SDK开发手册\n\n## 5. 返回码\n\n接口的返回码用枚举PushCode定义，如下：\n\n"
+       "PushCode_Success = 0, //调用成功\n\nPushCode_TooOften = 21, //调用过于频繁\n\n"
+       "PushCode_TokenExpired = 30606, //请求令牌验证超时\n\nPushCode_AuthFailed = 30603, //权限验证失败\n\n"
+       "## 6. 状态\n\n读取链路状态的函数返回以下状态：0x09-链路断开0x2D-链路建立且协商完成。\n")
+
+
+def test_a_code_asked_by_what_it_means_is_read_from_the_list_of_codes(kb_of):
+    # 令牌过期了的返回码是多少: no code in the question; the list entry whose meaning shares the question's
+    # words (令牌, 验证…) gives the code, whichever sentence of the list stage 2 anchored on
+    kb = kb_of({"手册/某某推送SDK开发手册.md": SDK})
+    a = kb.ask("用某某推送SDK时令牌验证过期了，接口给的返回码是多少？", trace=True)
+    found = [a.to_dict()] if a.method == "strategy:code.of_meaning" else \
+        [x for x in a.to_dict()["stages"]["extract"].get("rejected", []) if x["method"] == "strategy:code.of_meaning"]
+    assert found, a.reasoning
+    assert found[0]["answer"] == "PushCode_TokenExpired = 30606, //请求令牌验证超时"
