@@ -14,6 +14,7 @@ from typing import Any, Optional, Sequence
 from .config import shipped_dir
 from .embed import E5_CHARS, VectorCache
 from .extract import _holds
+from .numbers import canonical_unit, find_quantities
 from .types import Anchor, Query
 from .verify import extract_features
 
@@ -56,6 +57,19 @@ def e5_margin(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor], si
     return round(sim - max(cosine(cache, query.text, a.sentence.text) for a in others), 4)
 
 
+def rival_figure(found: Any, anchors: Sequence[Anchor]) -> float:
+    """1.0 when a sentence stage 2 put ahead of ``found``'s anchor holds another figure in the unit of ``found``'s
+    value (a rival answer: the anchor's lower rank then counts against it), 0.0 when none does (a heading or a
+    lead-in ahead of it competes with no figure), 0.5 when the value is no figure."""
+    v = found.value or {}
+    unit, number = v.get("unit"), v.get("number", v.get("min"))
+    if number is None or not unit:
+        return 0.5
+    ahead = [a for a in other_anchors(found, anchors)[:OTHERS] if a.score > found.anchor.score]
+    return 1.0 if any(q["unit"] == canonical_unit(unit) and q["number"] != number
+                      for a in ahead for q in find_quantities(a.sentence.text)) else 0.0
+
+
 def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor], similarity: bool = True,
                   margin: bool = True, scope: Optional[tuple[str, str]] = None) -> dict[str, float]:
     """The trained gate's features for ``found`` (an extraction the orchestrator's gate looks at); with
@@ -78,6 +92,7 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
     top = max(query.weights.values(), default=0.0)
     missing = [w for t, w in query.weights.items() if not _holds(query, t, scope)]
     feats["top_missing"] = round(max(missing) / top, 4) if missing and top > 0 else 0.0
+    feats["rival_figure"] = rival_figure(found, anchors)
     feats["extraction_score"] = round(min(float(found.score), 4.0) / 4.0, 4)
     feats["multi_ask"] = 1.0 if (query.constraints.get("asks") or 1) > 1 else 0.0
     # where the evidence block stood in the lexicon's order before e5's re-ranking (0 first, 1 at 60 or

@@ -212,3 +212,21 @@ def test_no_e5_call_when_the_cosine_and_margin_cannot_change_the_verdict(kb_of, 
     assert b.status == "not_found"
     assert any("门控模型不采纳" in r and r.endswith("（语义相似度不影响结论，未计算）") for r in b.reasoning)
     assert counting.passages == []
+
+
+def test_a_rival_figure_is_one_in_the_answers_unit_in_a_sentence_ranked_ahead():
+    from types import SimpleNamespace as NS
+    from pipeline.rescue import rival_figure
+
+    def anchor(text, score):
+        return NS(sentence=NS(text=text), score=score)
+    own = anchor("押金不得超过两个月租金。", 0.8)
+    found = NS(value={"kind": "duration", "number": 2, "unit": "月"}, anchor=own, evidence=[(None, own.sentence, "", "")])
+    heading = anchor("第五条 押金", 1.2)  # ahead of it, but holds no figure
+    assert rival_figure(found, [heading, own]) == 0.0
+    other = anchor("租期不满一年的，押金不得超过一个月租金。", 1.0)  # ahead of it, another figure in months
+    assert rival_figure(found, [heading, other, own]) == 1.0
+    behind = anchor("租期不满一年的，押金不得超过一个月租金。", 0.5)  # ranked behind: no rival
+    assert rival_figure(found, [heading, own, behind]) == 0.0
+    text = NS(value={"kind": "text", "text": "出租人"}, anchor=own, evidence=[(None, own.sentence, "", "")])
+    assert rival_figure(text, [other, own]) == 0.5
