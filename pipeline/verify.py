@@ -323,6 +323,8 @@ def _describe(name: str, x: float) -> str:
         return label if x == 1.0 else _SAY["kind_match.none" if x == 0.5 else "kind_match.mismatch"]
     if name == "figure_met":
         return label if x > 0 else _SAY["figure_met.unmet" if x < 0 else "figure_met.none"]
+    if name == "rival_figure":
+        return label if x == 1.0 else _SAY["rival_figure.none" if x == 0.5 else "rival_figure.no"]
     if name == "situation":
         return label if x else _SAY["situation.no"]
     return label if x else f"有{FEATURES['similarity']}"
