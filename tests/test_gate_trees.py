@@ -107,6 +107,9 @@ def test_the_threshold_rule_holds_the_held_out_wrong_rate_to_the_bar():
     assert mod.choose(curve, 0.03)["threshold"] == 0.75  # the lowest within 3%, though 0.65 gains more
     assert mod.choose(curve, 0.0)["threshold"] == 0.65  # the gain rule alone
     assert mod.choose(curve, 0.01)["threshold"] == 0.65  # none within 1%: the gain rule
+    # a dip of the fine grid under the bar (0.62) below thresholds above it does not count: every higher one must hold
+    dip = [{"threshold": 0.62, "wrong_rate": 0.029, "gain": 300.0}] + curve[1:]
+    assert mod.choose(dip, 0.03)["threshold"] == 0.75
 
 
 def test_held_out_folds_keep_each_document_in_one_fold():
