@@ -75,6 +75,7 @@ SITUATION_WEIGHT = 0.3  # words of the asker's situation that no document uses
 _VALUE_ASK = re.compile(cues.pattern("question.value_ask"))
 _ASKS_EACH = re.compile(cues.pattern("question.asks_each"))  # 分别/各自/有什么不同: one value does not answer
 _CLAUSE = re.compile(r"[，,；;：:。？?！!]")
+_INDEFINITE = re.compile(cues.pattern("question.indefinite"))
 _ANAPHORA = re.compile(cues.pattern("question.anaphora"))
 _NATIONAL = cues.text("title.national_prefix")
 _TITLE_KIND = re.compile("|".join(sorted(map(re.escape, cues.words("question.title_kind_words")), key=len, reverse=True)))
@@ -444,13 +445,19 @@ def _asking_sentences(question: str) -> list[str]:
 
 
 def joined_asks(question: str) -> list[str]:
-    """The asks joined by 、 in the asking clause (押金交多少钱、占月租多大比例 → both), or [] when it asks once."""
+    """The asks joined by 、 in the asking clause (押金交多少钱、占月租多大比例 → both), or by the comma between its
+    last two clauses (每人发多少钱，名额占比多少), or [] when it asks once."""
     asks = _asking_sentences(question)
     if len(asks) != 1:
         return []
-    parts = [p for p in _CLAUSE.split(asks[0])[-1].split("、") if p.strip()]
+    clauses = [c for c in _CLAUSE.split(asks[0]) if c.strip()]
+    parts = [p for p in clauses[-1].split("、") if p.strip()]
     asking = [p for p in parts if _ASKING.search(p)]
-    return asking if len(parts) >= 2 and len(asking) >= 2 else []
+    if len(parts) >= 2 and len(asking) >= 2:
+        return asking
+    # 每人发多少钱，名额占比多少: the last two clauses of the sentence ask one each (没约定给多少报酬 asks nothing)
+    last = [c for c in clauses[-2:] if _ASKING.search(c) and not _INDEFINITE.search(c)]
+    return last if len(clauses) >= 2 and len(last) == 2 else []
 
 
 def ask_count(question: str) -> int:

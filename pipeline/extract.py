@@ -1028,6 +1028,8 @@ class Extractor:
             return Found(value={"kind": "boolean", "value": ok}, answer=f"{_yesno_word(ok)}。依据：{sent}",
                          method="strategy:yesno.limit", anchor=anchor, evidence=[self._ev(anchor)],
                          score=1.3 + 0.5 * cond, reasons=[f"数量比较：{why}"])
+        if _figure_unaddressed(query, sent):
+            return None  # …免费维护两年，对吗: a provision without a length of time does not check the asked figure
         clause = _asked_clause(query, sent)
         pol = polarity_of(clause)
         cm = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
@@ -1470,9 +1472,10 @@ class Extractor:
                 return None
             noun = m.group("noun") if m else c.group("noun")
             scales = "|".join(map(re.escape, CUES.table("unit.number_scale")))
-            hit = re.search(rf"(?<!{_ordinal()})(?P<num>{PLACEHOLDERS['NUM']})(?P<scale>{scales})?"
-                            rf"(?:{CUES.rx('count.between_number_and_noun').pattern})?{re.escape(noun)}",
-                            anchor.sentence.text)
+            hits = list(re.finditer(rf"(?<!{_ordinal()})(?P<num>{PLACEHOLDERS['NUM']})(?P<scale>{scales})?"
+                                    rf"(?:{CUES.rx('count.between_number_and_noun').pattern})?{re.escape(noun)}",
+                                    anchor.sentence.text))
+            hit = _bounded_hit(query, anchor.sentence.text, hits)
         if not hit:
             return None
         n = _num(hit.group("num"))
@@ -1608,11 +1611,31 @@ _VALUE_TYPES = ("duration", "money", "number", "date")
 
 
 
+def _bounded_hit(query: Query, sent: str, hits: list["re.Match[str]"]) -> Optional["re.Match[str]"]:
+    """The first of ``hits``, or, when the question asks a bound (最多能抽多少毫升) and several figures are there
+    (一般为二百毫升，最多不超过四百毫升), the first one the provision states as that bound."""
+    if len(hits) < 2:
+        return hits[0] if hits else None
+    for ask, before in (("ask.max", "limit.max_before"), ("ask.min", "limit.min_before")):
+        if CUES.rx(ask).search(query.text):
+            bound = next((h for h in hits if CUES.rx(before).search(sent[max(0, h.start() - 8):h.start()])), None)
+            if bound is not None:
+                return bound
+    return hits[0]
+
+
 def _defines(query: Query, sent: str) -> bool:
     """Does ``sent`` define what the question asks about: a definition cue (…是指…, 本办法所称…), or a line
     that opens with one of the question's terms (P1 全部或大范围核心业务…的故障)?"""
-    if CUES.rx("definition.says").search(sent):
-        return True
+    says = CUES.rx("definition.says").search(sent)
+    if says:
+        asked = CUES.rx("ask.defined_term").search(query.text)
+        if not asked:
+            return True
+        term = re.split(r"所称|所说|说的|里说|中说", asked.group("term"))[-1]
+        # 本条例所称的生活垃圾，是指… does not define 湿垃圾; （三）湿垃圾，即易腐垃圾… does
+        last = max(m.start() for m in CUES.rx("definition.says").finditer(sent))
+        return len(term) < 2 or term in sent[:max(last, says.start())] or last == 0
     opening = re.sub(r"^[^\w\u4e00-\u9fff]+", "", CUES.rx("definition.term_marks").sub("", sent))
     return any(len(t) >= 2 and opening.startswith(t) for t in (query.entities or []) + list(query.terms))
 
@@ -1729,6 +1752,21 @@ def _holds(query: Query, term: str, text: str) -> bool:
     return term in text or any(x in text for x in query.expansions.get(term, ()))
 
 
+def _figure_unaddressed(query: Query, sent: str) -> bool:
+    """A yes/no question whose asking clause states a figure (…会免费维护两年，对吗) asks about that figure: True
+    when ``sent`` holds no figure in its unit."""
+    clauses = [(m.start(), m.end()) for m in re.finditer(r"[^，,；;。？?]+[，,；;。？?]*", query.text)]
+    if not clauses:
+        return False
+    start = clauses[-1][0]
+    if len(clauses) > 1 and CUES.rx("yesno.tag").match(query.text[clauses[-1][0]:clauses[-1][1]].strip()):
+        start = clauses[-2][0]  # a tag (对吗): the clause before it is what is asked
+    article = set(CUES.words("figure.article_one"))
+    units = {q["unit"] for q in query.constraints.get("quantities") or [] if q["start"] >= start and q["unit"]
+             and not (q["number"] == 1 and q["unit"] in article)}
+    return bool(units) and not any(q["unit"] in units for q in find_quantities(sent))
+
+
 def _asked_clause(query: Query, sent: str) -> str:
     """The part of a provision that the question is about: …可以分阶段收取，但是收费不得以上市结果作为条件
     has two modals; the clause sharing most of the question's words decides the polarity."""
@@ -1736,13 +1774,17 @@ def _asked_clause(query: Query, sent: str) -> str:
     if len(parts) <= 1:
         return sent
     neg, pos = CUES.rx("modal.negative"), CUES.rx("modal.positive")
-    modal = [p for p in parts if neg.search(p) or pos.search(p)]
+    # a condition (…兼职的，) says when, not what is allowed: its 需要 is no deciding modal
+    modal = [p for p in parts if (neg.search(p) or pos.search(p)) and not p.rstrip("，,；;").endswith("的")]
     if not modal:
         return sent
+    asked = _asked_predicate(query.text)
+    act = _asked_head(query, asked) if asked else ""
 
     def overlap(p: str) -> float:
         return sum(w for t, w in query.weights.items() if t in p or any(x in p for x in query.expansions.get(t, [])))
-    best = max(modal, key=lambda p: (overlap(p), len(longest_common(query.text, p))))
+    # the clause that states the asked act (…不得领取兼职报酬 for 可以拿兼职的报酬吗) decides before word overlap
+    best = max(modal, key=lambda p: (bool(act) and _holds(query, act, p), overlap(p), len(longest_common(query.text, p))))
     return best if overlap(best) > 0 else sent
 
 

@@ -410,7 +410,8 @@ class Orchestrator:
                 not self._above_bar_ok(query, found, anchors or [], scope):
             why = f"{found.method} 的证据覆盖问题关键词的 {cov:.0%}，但{found.similarity}"
         elif not strict and not found.exact and query.constraints.get("asks", 1) > 1 and \
-                found.method.startswith("template:") and (found.value or {}).get("kind") != "list":
+                (found.method.startswith("template:") or (found.value or {}).get("number") is not None) and \
+                (found.value or {}).get("kind") != "list":
             # 一般多少天…最长能延长几天: a template read one value; the other ask would go unanswered
             why = f"问题有两问，{found.method} 只取出一个值"
         elif not strict and not found.exact and query.constraints.get("asks_each") and \
@@ -419,7 +420,7 @@ class Orchestrator:
             why = f"问题问各自的值或两者的不同，{found.method} 只取出一个值"
         elif not strict and not found.exact and query.constraints.get("asks_joined") is not None and \
                 (found.value or {}).get("kind") not in ("list", "boolean") and \
-                ((found.value or {}).get("kind") != "text" or not _holds_units(found.answer, query.constraints["asks_joined"])):
+                not _holds_units(found.answer, query.constraints["asks_joined"]):
             # 押金交多少钱、占月租多大比例 (two kinds of value): a single figure answers one of the two asks
             why = f"问题并列问了两项，{found.method} 只取出一个值"
         if not why:

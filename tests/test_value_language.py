@@ -122,7 +122,9 @@ AWARDS = """# 某某学院奖学金办法
 
 第一条 为奖励优秀学生，制定本办法。
 
-第二条 一等奖学金每人1500元，获奖名额为学生人数的5%。
+第二条 一等奖学金每人1500元。
+
+第三条 一等奖学金的获奖名额为学生人数的5%。
 """
 
 
@@ -136,6 +138,14 @@ def test_two_asks_of_two_kinds_joined_in_one_clause_are_not_answered_with_one_fi
     assert "拒答：问题并列问了两项，template:number.percent 只取出一个值" in a.reasoning
     b = kb.ask("某某学院一等奖学金的获奖名额占多大比例？")  # one ask: the same provision answers it
     assert (b.status, b.method, b.value["number"]) == ("answered", "template:number.percent", 5)
+
+
+def test_two_asks_of_two_kinds_are_answered_by_a_sentence_that_states_both(kb_of):
+    # 每人发多少钱，名额占比多少 (two clauses, two kinds): a provision stating both figures answers both
+    text = "# 某某学院助学金办法\n\n第二条 二等助学金每人800元，名额为学生人数的8%。\n"
+    a = kb_of({"某某学院助学金办法.md": text}).ask("某某学院二等助学金每人发多少钱，名额占比多少？")
+    assert a.status == "answered", a.reasoning
+    assert "800元" in a.answer and "8%" in a.answer
 
 
 def test_two_asks_of_one_kind_may_be_answered_by_one_sentence(kb_of):
@@ -169,3 +179,28 @@ def test_a_code_asked_by_what_it_means_is_read_from_the_list_of_codes(kb_of):
         [x for x in a.to_dict()["stages"]["extract"].get("rejected", []) if x["method"] == "strategy:code.of_meaning"]
     assert found, a.reasoning
     assert found[0]["answer"] == "PushCode_TokenExpired = 30606, //请求令牌验证超时"
+
+
+LIBRARY = ("# 某市图书馆借阅规则\n\n## 第三条 饮水\n\n读者每次在饮水点取水一般为三百毫升，最多不超过六百毫升。\n\n"
+           "## 第四条 用语\n\n本规则所称的读者，是指持有效借阅证的人员。\n\n（一）电子读物，即数字资源，是指以数字形式发行的图书和期刊。\n")
+
+
+def test_an_asked_bound_picks_the_figure_stated_as_that_bound(kb_of):
+    # 最多能取多少毫升: of 一般为三百毫升 and 最多不超过六百毫升, the maximum
+    a = kb_of({"规则.md": LIBRARY}).ask("在市图书馆饮水点一次最多能取多少毫升？")
+    assert (a.status, a.value["number"]) == ("answered", 600), a.reasoning
+
+
+def test_a_definition_sentence_must_define_the_asked_term(kb_of):
+    # 本规则所称的读者，是指… defines another term than 电子读物
+    a = kb_of({"规则.md": LIBRARY}).ask("借阅规则里说的电子读物具体指什么？")
+    if a.status == "answered":
+        assert a.evidence[0].text.startswith("（一）电子读物"), a.reasoning
+    assert "读者，是指" not in (a.answer or "")
+
+
+def test_two_comma_joined_asks_of_different_kinds_are_both_asked(kb_of):
+    from pipeline import KnowledgeBase  # noqa: F401
+    from pipeline.analyze import joined_asks
+    assert joined_asks("二等奖每人发多少钱，评奖名额占比多少？") == ["二等奖每人发多少钱", "评奖名额占比多少"]
+    assert joined_asks("租客搬走时押金被扣，最迟要在几天以内提出异议？") == []

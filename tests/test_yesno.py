@@ -128,3 +128,21 @@ def test_the_asked_act_in_other_words_is_a_near_reading_only_the_gate_decides(kb
     rules = KnowledgeBase(tmp_path / "kb.sqlite", settings=AskSettings(gate_weights="")).ask(q)
     assert rules.status == "not_found"
     assert "拒答：strategy:yesno.near 是近似的读法，只由门控模型判定（门控模型或 e5 不在）" in rules.reasoning
+
+
+SIDELINE = ("# 某公司员工守则\n\n## 第九条 第二职业\n\n职工因家庭需要从事第二职业的，应当书面报备，但是不得使用单位的设备。\n\n"
+            "## 第十条 软件维护\n\n乙方有义务免费为甲方修复软件缺陷。\n\n## 第十一条 保修\n\n保修期自验收合格之日起一年。\n")
+
+
+def test_the_clause_stating_the_asked_act_decides_not_a_condition_with_a_modal_word(kb_of):
+    # …需要从事第二职业的 is a condition (its 需要 decides nothing); 不得使用单位的设备 states the asked act
+    a = kb_of({"守则.md": SIDELINE}).ask("我经单位同意做了第二职业，能用单位的设备吗？")
+    assert (a.status, a.value) == ("answered", {"kind": "boolean", "value": False}), a.reasoning
+    assert a.evidence[0].text == "职工因家庭需要从事第二职业的，应当书面报备，但是不得使用单位的设备。"
+
+
+def test_a_figure_in_the_asked_clause_needs_a_provision_with_a_figure(kb_of):
+    # …免费保修两年，对吗: the provision of a duty without a length (有义务免费…) does not check 两年
+    a = kb_of({"守则.md": SIDELINE}).ask("软件验收以后乙方会免费保修两年，对吗？", trace=True)
+    assert a.evidence == [] or a.evidence[0].text != "乙方有义务免费为甲方修复软件缺陷。", a.reasoning
+    assert a.value != {"kind": "boolean", "value": True}
