@@ -1632,7 +1632,7 @@ def _defines(query: Query, sent: str) -> bool:
         asked = CUES.rx("ask.defined_term").search(query.text)
         if not asked:
             return True
-        term = re.split(r"所称|所说|说的|里说|中说", asked.group("term"))[-1]
+        term = CUES.rx("ask.defined_term_frame").split(asked.group("term"))[-1]
         # 本条例所称的生活垃圾，是指… does not define 湿垃圾; （三）湿垃圾，即易腐垃圾… does
         last = max(m.start() for m in CUES.rx("definition.says").finditer(sent))
         return len(term) < 2 or term in sent[:max(last, says.start())] or last == 0
@@ -1775,7 +1775,8 @@ def _asked_clause(query: Query, sent: str) -> str:
         return sent
     neg, pos = CUES.rx("modal.negative"), CUES.rx("modal.positive")
     # a condition (…兼职的，) says when, not what is allowed: its 需要 is no deciding modal
-    modal = [p for p in parts if (neg.search(p) or pos.search(p)) and not p.rstrip("，,；;").endswith("的")]
+    modal = [p for p in parts if (neg.search(p) or pos.search(p))
+             and not p.rstrip("，,；;").endswith(CUES.words("condition.clause_end"))]
     if not modal:
         return sent
     asked = _asked_predicate(query.text)
