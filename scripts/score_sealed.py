@@ -96,6 +96,10 @@ SCOPES = {  # the store each set is scored against: its scope folders (distracto
     "s74": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
     "s75": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
     "s76": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s77": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s78": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s79": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s80": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
 }
 
 
