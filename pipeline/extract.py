@@ -1078,8 +1078,10 @@ class Extractor:
                 near = f"所问的「{asked}」与条文的说法只部分相同"
             else:
                 act_reason = f"所问的「{act}」见于条文的模态分句，另有「{others[0]}」"
-        if near and not stated:
-            return None  # 取消当月全勤奖 for 还能保留吗: a consequence met, but of another act (maybe the opposite)
+        if near and (not stated or cm != 0):
+            # 取消当月全勤奖 for 还能保留吗, 二百元以上的…交公 for 可以自己留着吗: the asker's figure decides whether the
+            # provision applies, and its consequence is another act (maybe the opposite of the asked one)
+            return None
         if near:
             reasons += [f"共同表述：「{shared}」", near]
             return Found(value={"kind": "boolean", "value": yes}, answer=f"{head}。依据：{sent}",
