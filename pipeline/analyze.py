@@ -446,7 +446,7 @@ def _asking_sentences(question: str) -> list[str]:
 
 def joined_asks(question: str) -> list[str]:
     """The asks joined by 、 in the asking clause (押金交多少钱、占月租多大比例 → both), or by the comma between its
-    last two clauses (每人发多少钱，名额占比多少), or [] when it asks once."""
+    last two clauses (押金交多少钱，保证金占几成), or [] when it asks once."""
     asks = _asking_sentences(question)
     if len(asks) != 1:
         return []
@@ -455,7 +455,7 @@ def joined_asks(question: str) -> list[str]:
     asking = [p for p in parts if _ASKING.search(p)]
     if len(parts) >= 2 and len(asking) >= 2:
         return asking
-    # 每人发多少钱，名额占比多少: the last two clauses of the sentence ask one each (没约定给多少报酬 asks nothing)
+    # 押金交多少钱，保证金占几成: the last two clauses of the sentence ask one each (没说要交多少 asks nothing)
     last = [c for c in clauses[-2:] if _ASKING.search(c) and not _INDEFINITE.search(c)]
     return last if len(clauses) >= 2 and len(last) == 2 else []
 

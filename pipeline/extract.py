@@ -1029,7 +1029,7 @@ class Extractor:
                          method="strategy:yesno.limit", anchor=anchor, evidence=[self._ev(anchor)],
                          score=1.3 + 0.5 * cond, reasons=[f"数量比较：{why}"])
         if _figure_unaddressed(query, sent):
-            return None  # …免费维护两年，对吗: a provision without a length of time does not check the asked figure
+            return None  # …保修三年，是吗: a provision without a length of time does not check the asked figure
         clause = _asked_clause(query, sent)
         pol = polarity_of(clause)
         cm = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
@@ -1064,7 +1064,7 @@ class Extractor:
         act = _asked_head(query, asked) if asked else ""
         near = ""  # the asked act in other words: a weak reading, left to the trained gate (never to the bar alone)
         if act and not _holds(query, act, sent):
-            # 年假资格还能保留吗 / …取消当月年假资格: the provision does not state the asked act itself
+            # 奖金资格还能保留吗 / …取消当季奖金资格: the provision does not state the asked act itself
             near = f"所问的「{act}」未见于条文"
         act_reason = f"所问的「{act}」见于条文" if act else ""
         if not near and asked and len(longest_common(asked, sent)) < min(4, len(asked)):
@@ -1079,7 +1079,7 @@ class Extractor:
             else:
                 act_reason = f"所问的「{act}」见于条文的模态分句，另有「{others[0]}」"
         if near and (not stated or cm != 0):
-            # 取消当月全勤奖 for 还能保留吗, 二百元以上的…交公 for 可以自己留着吗: the asker's figure decides whether the
+            # 取消当月全勤奖 for 还能保留吗, 满五千元的…上缴 for 能归个人所有吗: the asker's figure decides whether the
             # provision applies, and its consequence is another act (maybe the opposite of the asked one)
             return None
         if near:
@@ -1339,8 +1339,8 @@ class Extractor:
         return None
 
     def _code_of_meaning(self, query: Query, anchor: Anchor) -> Optional[Found]:
-        """The code whose meaning the question describes (时间戳校验过期的错误码是多少 / …Expired = 30606,
-        //请求时间戳验证超时): among a list's entries, the one whose meaning shares most pairs of characters with
+        """The code whose meaning the question describes (密码错误锁定对应的返回码 / …Locked = 4012,
+        //密码错误次数过多已锁定): among a list's entries, the one whose meaning shares most pairs of characters with
         the question."""
         blk = anchor.candidate.block
         # the anchor's own sentence, then (a list's lead-in: 错误码如下：) the entries that follow it in the document
@@ -1348,7 +1348,7 @@ class Extractor:
         texts += [(b, Sentence(b.text, 0, len(b.text)))
                   for b in self.store.doc_blocks(blk.doc_id, blk.order + 1, blk.order + 1 + CODE_LIST_WINDOW)
                   if b.type != "heading"]
-        # the question's own description, as pairs of Chinese characters (时间戳校验过期 / 请求时间戳验证超时: 时间,
+        # the question's own description, as pairs of Chinese characters (密码错误锁定 / 密码错误次数过多已锁定: 时间,
         # 间戳), without the asked noun (错误码), which every entry's list is about
         asked = query.text.replace(str(query.constraints.get("focus") or ""), " ")
         pairs = {asked[i:i + 2] for i in range(len(asked) - 1) if _CJK_PAIR.fullmatch(asked[i:i + 2])}
@@ -1614,8 +1614,8 @@ _VALUE_TYPES = ("duration", "money", "number", "date")
 
 
 def _bounded_hit(query: Query, sent: str, hits: list["re.Match[str]"]) -> Optional["re.Match[str]"]:
-    """The first of ``hits``, or, when the question asks a bound (最多能抽多少毫升) and several figures are there
-    (一般为二百毫升，最多不超过四百毫升), the first one the provision states as that bound."""
+    """The first of ``hits``, or, when the question asks a bound (最多能领几袋) and several figures are there
+    (一般为两袋，最多不超过五袋), the first one the provision states as that bound."""
     if len(hits) < 2:
         return hits[0] if hits else None
     for ask, before in (("ask.max", "limit.max_before"), ("ask.min", "limit.min_before")):
@@ -1635,7 +1635,7 @@ def _defines(query: Query, sent: str) -> bool:
         if not asked:
             return True
         term = CUES.rx("ask.defined_term_frame").split(asked.group("term"))[-1]
-        # 本条例所称的生活垃圾，是指… does not define 湿垃圾; （三）湿垃圾，即易腐垃圾… does
+        # 本规定所称的废弃物，是指… does not define 厨余物; （二）厨余物，即易腐物… does
         last = max(m.start() for m in CUES.rx("definition.says").finditer(sent))
         return len(term) < 2 or term in sent[:max(last, says.start())] or last == 0
     opening = re.sub(r"^[^\w\u4e00-\u9fff]+", "", CUES.rx("definition.term_marks").sub("", sent))
@@ -1755,7 +1755,7 @@ def _holds(query: Query, term: str, text: str) -> bool:
 
 
 def _figure_unaddressed(query: Query, sent: str) -> bool:
-    """A yes/no question whose asking clause states a figure (…会免费维护两年，对吗) asks about that figure: True
+    """A yes/no question whose asking clause states a figure (…会保修三年，是吗) asks about that figure: True
     when ``sent`` holds no figure in its unit."""
     clauses = [(m.start(), m.end()) for m in re.finditer(r"[^，,；;。？?]+[，,；;。？?]*", query.text)]
     if not clauses:
@@ -1776,7 +1776,7 @@ def _asked_clause(query: Query, sent: str) -> str:
     if len(parts) <= 1:
         return sent
     neg, pos = CUES.rx("modal.negative"), CUES.rx("modal.positive")
-    # a condition (…兼职的，) says when, not what is allowed: its 需要 is no deciding modal
+    # a condition (…需要加班的，) says when, not what is allowed: its 需要 is no deciding modal
     modal = [p for p in parts if (neg.search(p) or pos.search(p))
              and not p.rstrip("，,；;").endswith(CUES.words("condition.clause_end"))]
     if not modal:
@@ -1786,7 +1786,7 @@ def _asked_clause(query: Query, sent: str) -> str:
 
     def overlap(p: str) -> float:
         return sum(w for t, w in query.weights.items() if t in p or any(x in p for x in query.expansions.get(t, [])))
-    # the clause that states the asked act (…不得领取兼职报酬 for 可以拿兼职的报酬吗) decides before word overlap
+    # the clause that states the asked act (…不得领取加班费 for 能拿加班费吗) decides before word overlap
     best = max(modal, key=lambda p: (bool(act) and _holds(query, act, p), overlap(p), len(longest_common(query.text, p))))
     return best if overlap(best) > 0 else sent
 

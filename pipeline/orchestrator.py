@@ -736,7 +736,7 @@ class Orchestrator:
         sub.text = _COMPARE_EACH.sub("", query.text)  # each version's question asks for one value
         spans = self.sources.version_spans(query.text)
         talk = [t for t in sub.weights if _COMPARE_TALK.fullmatch(t) or _inside(t, query.text, spans)]
-        if talk:  # …原文和修正后的文本说法一样吗: words about the versions, which no version's provision says
+        if talk:  # …旧文本和新文本的说法相同吗: words about the versions, which no version's provision says
             sub.weights = {t: w for t, w in sub.weights.items() if t not in talk}
             sub.terms = [t for t in sub.terms if t not in talk]
             query.reasons.append(f"版本对比：各版本的问题不计「{'、'.join(talk)}」")
@@ -757,7 +757,7 @@ class Orchestrator:
         qt, _ = self.analyzer.qtype(stripped or question)
         rest = re.split(r"[？?]", question, maxsplit=1)[1:]
         if qt == "yesno" and rest and rest[0].strip():
-            # 有硬性目标吗？两版各定了多少: the lead-in asks yes or no, the comparison asks each version's figure
+            # 有补贴吗？两版各给多少: the lead-in asks yes or no, the comparison asks each version's figure
             later, _ = self.analyzer.qtype(_YEAR_WORD.sub("", rest[0]))
             if later not in ("yesno", "compare", "open"):
                 return later

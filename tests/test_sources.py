@@ -302,12 +302,12 @@ LICENCE = ("# 某某开放许可证\n\n{edition} {month}\n\n## 1. 授权\n\n每�
 
 
 def test_two_editions_named_by_number_are_compared(tmp_path):
-    # 第一版和第二版 (an edition in Chinese numerals) / v1和v2: each edition answers, oldest first
+    # 第一版与第二版 (an edition in Chinese numerals) / v1和v2: each edition answers, oldest first
     kb = make_kb(tmp_path, {
         "合同/某某开放许可证_第1版.txt": LICENCE.format(edition="第1版", month="2019年8月", years="五"),
         "合同/某某开放许可证_第2版.txt": LICENCE.format(edition="第2版", month="2020年1月", years="十")})
-    for q in ("某某开放许可证第一版和第二版规定的许可证有效期分别是几年？",
-              "某某开放许可证v1和v2规定的许可证有效期分别是几年？"):
+    for q in ("某某开放许可证的第一版与第二版规定的有效期分别是几年？",
+              "某某开放许可证的v1与v2规定的有效期分别是几年？"):
         a = kb.ask(q)
         assert a.status == "answered" and a.method == "compare:versions", a.reasoning
         assert [(e.version, e.text) for e in a.evidence] == [
@@ -317,7 +317,7 @@ def test_two_editions_named_by_number_are_compared(tmp_path):
 
 def test_versions_before_and_after_a_revision_are_compared(versions_kb):
     # 修订前…修订后…: the version before the one in force, and the one in force
-    a = versions_kb.ask("市级城市维护项目管理办法修订前和修订后，前期费用补助标准各是每个项目多少钱？")
+    a = versions_kb.ask("市级城市维护项目管理办法修订前与修订后，前期费用补助标准各是每个项目多少钱？")
     assert a.status == "answered" and a.method == "compare:versions", a.reasoning
     assert a.answer.startswith("2025修订版将2020版的3000元调整为5000元。")
 

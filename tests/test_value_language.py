@@ -141,9 +141,9 @@ def test_two_asks_of_two_kinds_joined_in_one_clause_are_not_answered_with_one_fi
 
 
 def test_two_asks_of_two_kinds_are_answered_by_a_sentence_that_states_both(kb_of):
-    # 每人发多少钱，名额占比多少 (two clauses, two kinds): a provision stating both figures answers both
+    # 每人补助多少钱，获奖人数占几成 (two clauses, two kinds): a provision stating both figures answers both
     text = "# 某某学院助学金办法\n\n第二条 二等助学金每人800元，名额为学生人数的8%。\n"
-    a = kb_of({"某某学院助学金办法.md": text}).ask("某某学院二等助学金每人发多少钱，名额占比多少？")
+    a = kb_of({"某某学院助学金办法.md": text}).ask("某某学院二等助学金每人补助多少钱，获奖人数占几成？")
     assert a.status == "answered", a.reasoning
     assert "800元" in a.answer and "8%" in a.answer
 
@@ -165,8 +165,8 @@ def test_each_kind_asked_needs_a_figure_of_its_own():
 
 
 SDK = ("# 某某推送SDK开发手册\n\n## 5. 返回码\n\n接口的返回码用枚举PushCode定义，如下：\n\n"
-       "PushCode_Success = 0, //调用成功\n\nPushCode_TooOften = 21, //调用过于频繁\n\n"
-       "PushCode_TokenExpired = 30606, //请求令牌验证超时\n\nPushCode_AuthFailed = 30603, //权限验证失败\n\n"
+       "PushCode_Success = 0, //调用成功\n\nPushCode_TooOften = 21, //请求太频繁\n\n"
+       "PushCode_TokenExpired = 30606, //请求令牌验证超时\n\nPushCode_AuthFailed = 30603, //鉴权没有通过\n\n"
        "## 6. 状态\n\n读取链路状态的函数返回以下状态：0x09-链路断开0x2D-链路建立且协商完成。\n")
 
 
@@ -202,5 +202,5 @@ def test_a_definition_sentence_must_define_the_asked_term(kb_of):
 def test_two_comma_joined_asks_of_different_kinds_are_both_asked(kb_of):
     from pipeline import KnowledgeBase  # noqa: F401
     from pipeline.analyze import joined_asks
-    assert joined_asks("二等奖每人发多少钱，评奖名额占比多少？") == ["二等奖每人发多少钱", "评奖名额占比多少"]
+    assert joined_asks("押金交多少钱，保证金占合同额多大比例？") == ["押金交多少钱", "保证金占合同额多大比例"]
     assert joined_asks("租客搬走时押金被扣，最迟要在几天以内提出异议？") == []
