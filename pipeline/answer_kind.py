@@ -135,8 +135,8 @@ class AnswerKindGrammar:
         if self._unit_rx is not None:
             m = self._unit_rx.search(text)
             # 哪年几月 / 几月几日: an interrogative phrase that holds the unit's match names the kind, not the unit
-            longer = next(((a, r) for a, r in self._asks if len(a) > len(m.group(0)) and any(
-                i <= m.start() and m.end() <= i + len(a) for i in _find_all(text, a))), None) if m else None
+            longer = next(((a, r) for a, r in self._asks if len(a) > len(m.group(0))
+                           and a in text[max(0, m.end() - len(a)):m.start() + len(a)]), None) if m else None
             if longer:
                 return self._make(longer[1], longer[0], "ask")
             if m:
@@ -184,14 +184,6 @@ class AnswerKindGrammar:
                 if best is None or key < best[:2]:
                     best = (key[0], key[1], self._make(r, noun, how))
         return best[2] if best else None
-
-
-def _find_all(text: str, sub: str) -> list[int]:
-    out, i = [], text.find(sub)
-    while i >= 0:
-        out.append(i)
-        i = text.find(sub, i + 1)
-    return out
 
 
 __all__ = ["AnswerKind", "AnswerKindGrammar", "VALUE_KINDS"]

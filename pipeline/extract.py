@@ -1030,7 +1030,11 @@ class Extractor:
                          score=1.3 + 0.5 * cond, reasons=[f"数量比较：{why}"])
         if _figure_unaddressed(query, sent):
             return None  # …保修三年，是吗: a provision without a length of time does not check the asked figure
-        clause = _asked_clause(query, sent)
+        asked = _asked_predicate(query.text)
+        # 能否安排夜班劳动: the provision must speak of 安排夜班劳动, not of 安排哺乳时间; 还能再申请一次复核吗:
+        # of 复核, not of 申请调解
+        act = _asked_head(query, asked) if asked else ""
+        clause = _asked_clause(query, sent, act)
         pol = polarity_of(clause)
         cm = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
         if pol is None and CUES.rx("negation.lifted").search(clause):
@@ -1058,10 +1062,6 @@ class Extractor:
             if len(named) < 3:
                 return None
             shared = "、".join(named[:3])
-        asked = _asked_predicate(query.text)
-        # 能否安排夜班劳动: the provision must speak of 安排夜班劳动, not of 安排哺乳时间; 还能再申请一次复核吗:
-        # of 复核, not of 申请调解
-        act = _asked_head(query, asked) if asked else ""
         near = ""  # the asked act in other words: a weak reading, left to the trained gate (never to the bar alone)
         if act and not _holds(query, act, sent):
             # 奖金资格还能保留吗 / …取消当季奖金资格: the provision does not state the asked act itself
@@ -1348,8 +1348,8 @@ class Extractor:
         texts += [(b, Sentence(b.text, 0, len(b.text)))
                   for b in self.store.doc_blocks(blk.doc_id, blk.order + 1, blk.order + 1 + CODE_LIST_WINDOW)
                   if b.type != "heading"]
-        # the question's own description, as pairs of Chinese characters (密码错误锁定 / 密码错误次数过多已锁定: 时间,
-        # 间戳), without the asked noun (错误码), which every entry's list is about
+        # the question's own description, as pairs of Chinese characters (密码错误锁定 / 密码错误次数过多已锁定: 密码,
+        # 错误, 锁定), without the asked noun (错误码), which every entry's list is about
         asked = query.text.replace(str(query.constraints.get("focus") or ""), " ")
         pairs = {asked[i:i + 2] for i in range(len(asked) - 1) if _CJK_PAIR.fullmatch(asked[i:i + 2])}
         best: Optional[tuple[float, "re.Match[str]", Block, Sentence]] = None
@@ -1769,9 +1769,10 @@ def _figure_unaddressed(query: Query, sent: str) -> bool:
     return bool(units) and not any(q["unit"] in units for q in find_quantities(sent))
 
 
-def _asked_clause(query: Query, sent: str) -> str:
+def _asked_clause(query: Query, sent: str, act: str = "") -> str:
     """The part of a provision that the question is about: …可以分阶段收取，但是收费不得以上市结果作为条件
-    has two modals; the clause sharing most of the question's words decides the polarity."""
+    has two modals; the clause stating the asked ``act``, then the one sharing most of the question's words,
+    decides the polarity."""
     parts = [p for p in CUES.rx("clause.split").split(sent) if p.strip()]
     if len(parts) <= 1:
         return sent
@@ -1781,8 +1782,6 @@ def _asked_clause(query: Query, sent: str) -> str:
              and not p.rstrip("，,；;").endswith(CUES.words("condition.clause_end"))]
     if not modal:
         return sent
-    asked = _asked_predicate(query.text)
-    act = _asked_head(query, asked) if asked else ""
 
     def overlap(p: str) -> float:
         return sum(w for t, w in query.weights.items() if t in p or any(x in p for x in query.expansions.get(t, [])))

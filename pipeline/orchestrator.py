@@ -46,7 +46,6 @@ _COMPARE_VERSION = re.compile(cues.pattern("compare.version_clause"))
 _COMPARE_EACH = re.compile(cues.pattern("compare.each"))
 _COMPARE_TALK = re.compile(cues.pattern("compare.talk"))
 NEAR = ".near"  # an extraction method's ending for a weak reading (the asked act in other words): only the gate accepts it
-NEAR_NEEDS_GATE = True  # False only while scripts/gate_data.py collects the gate's training rows (the rules then see them)
 _YEAR_WORD = re.compile(r"(?:19|20)\d{2}\s*年?")  # a version's year, which would read as two versions again
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
 _YEAR_UNIT = cues.text("figure.year_unit")
@@ -109,10 +108,13 @@ class AskSettings:
     # training only (scripts/train_verifier.py): the coverage decision lets every such extraction through
     # and Orchestrator.records gets its verifier features and what the bars would have decided
     record: bool = False
+    # training only (scripts/gate_data.py): weak readings (methods ending .near) reach the bar and the rules as any
+    # extraction does, so that the gate's training rows hold them; else only the trained gate may accept one
+    near_by_rules: bool = False
 
     def __post_init__(self) -> None:
         for name in ("verifier", "record", "use_parser", "article_scope", "decision", "rerank",
-                     "similarity_persist"):
+                     "similarity_persist", "near_by_rules"):
             if not isinstance(getattr(self, name), bool):
                 raise LoopAgentError("E303", name=name, value=getattr(self, name), why="not a boolean",
                                      allowed="True, False")
@@ -394,7 +396,7 @@ class Orchestrator:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             found.refused = "identifier" if any(i in missing for i in idents) else "document" if other_doc else "named"
         elif found.method.endswith(NEAR) and not found.exact and \
-                (strict or (NEAR_NEEDS_GATE and (self.gate_model is None or self.meaning_cache() is None))):
+                (strict or (not self.settings.near_by_rules and (self.gate_model is None or self.meaning_cache() is None))):
             why = f"{found.method} 是近似的读法，只由门控模型判定（门控模型或 e5 不在）"
         elif not strict and not found.exact and (self.verifier is not None or self.settings.record):
             why = self._verify(query, found, ev_text, text, context, cov)

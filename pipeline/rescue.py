@@ -92,7 +92,9 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
     top = max(query.weights.values(), default=0.0)
     missing = [w for t, w in query.weights.items() if not _holds(query, t, scope)]
     feats["top_missing"] = round(max(missing) / top, 4) if missing and top > 0 else 0.0
-    feats["rival_figure"] = rival_figure(found, anchors)
+    gate = getattr(orch, "gate_model", None)
+    if gate is None or "rival_figure" in gate.model.names:  # the shipped gate does not read it: not on its path
+        feats["rival_figure"] = rival_figure(found, anchors)
     feats["extraction_score"] = round(min(float(found.score), 4.0) / 4.0, 4)
     feats["multi_ask"] = 1.0 if (query.constraints.get("asks") or 1) > 1 else 0.0
     # where the evidence block stood in the lexicon's order before e5's re-ranking (0 first, 1 at 60 or

@@ -184,21 +184,20 @@ def version_cue(cues: list[tuple[dict, Any]], question: str) -> Optional[tuple[s
     for rule, rx in cues:
         m = rx.search(question)
         if m:
-            g = {k: v for k, v in m.groupdict().items() if v}
-            value = g.get("year") or next((v for k, v in g.items() if k.startswith("num")), None)
-            return rule["picks"], value, rule["id"]
+            return _cue_hit(rule, m)
     return None
+
+
+def _cue_hit(rule: dict, m: Any) -> tuple[str, Optional[str], str]:
+    """(picks, value, rule id) of one match of a version cue: the year, or the edition's number."""
+    g = {k: v for k, v in m.groupdict().items() if v}
+    value = g.get("year") or next((v for k, v in g.items() if k.startswith("num")), None)
+    return rule["picks"], value, rule["id"]
 
 
 def version_cues(cues: list[tuple[dict, Any]], question: str) -> list[tuple[str, Optional[str], str]]:
     """(picks, value, rule id) of every version cue the question holds (第1版和第2版: two editions)."""
-    out = []
-    for rule, rx in cues:
-        for m in rx.finditer(question):
-            g = {k: v for k, v in m.groupdict().items() if v}
-            value = g.get("year") or next((v for k, v in g.items() if k.startswith("num")), None)
-            out.append((rule["picks"], value, rule["id"]))
-    return out
+    return [_cue_hit(rule, m) for rule, rx in cues for m in rx.finditer(question)]
 
 
 def _same_edition(value: str, label: Optional[str]) -> bool:

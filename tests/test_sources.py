@@ -261,11 +261,17 @@ def test_each_version_of_a_manual_is_asked_for_one_value(tmp_path):
     assert a.answer.startswith("2025版将2022版的57600调整为115200。")
 
 
-def test_two_versions_named_by_year_are_compared_without_a_comparison_word(versions_kb):
-    # no 分别 / 有什么不同: naming two years of one instrument asks each version for its figure
-    a = versions_kb.ask("按2020年的市级城市维护项目管理办法和2025年修订的办法，前期费用补助标准是每个项目多少钱？")
+def _subsidy_compared(kb, question: str):
+    """``question`` answered as a comparison of the two versions' 前期费用补助标准 (3000元 → 5000元)."""
+    a = kb.ask(question)
     assert a.status == "answered" and a.method == "compare:versions", a.reasoning
     assert a.answer.startswith("2025修订版将2020版的3000元调整为5000元。")
+    return a
+
+
+def test_two_versions_named_by_year_are_compared_without_a_comparison_word(versions_kb):
+    # no 分别 / 有什么不同: naming two years of one instrument asks each version for its figure
+    a = _subsidy_compared(versions_kb, "按2020年的市级城市维护项目管理办法和2025年修订的办法，前期费用补助标准是每个项目多少钱？")
     assert "问题类型：money → compare（问题点名同一文件的两个年份版本）" in a.reasoning
     # one year only: that version answers alone
     a = versions_kb.ask("按2020年的市级城市维护项目管理办法，前期费用补助标准是每个项目多少钱？")
@@ -317,15 +323,12 @@ def test_two_editions_named_by_number_are_compared(tmp_path):
 
 def test_versions_before_and_after_a_revision_are_compared(versions_kb):
     # 修订前…修订后…: the version before the one in force, and the one in force
-    a = versions_kb.ask("市级城市维护项目管理办法修订前与修订后，前期费用补助标准各是每个项目多少钱？")
-    assert a.status == "answered" and a.method == "compare:versions", a.reasoning
-    assert a.answer.startswith("2025修订版将2020版的3000元调整为5000元。")
+    _subsidy_compared(versions_kb, "市级城市维护项目管理办法修订前与修订后，前期费用补助标准各是每个项目多少钱？")
 
 
 def test_a_comparison_led_by_a_yes_no_asks_each_version_for_its_figure(versions_kb):
     # 有补助吗？…各是多少: the lead-in asks yes or no; each version's question asks the figure, and the words
     # about the versions themselves (原文, 说法) count for neither version's provision
-    a = versions_kb.ask("市级城市维护项目管理办法里有前期费用补助吗？2020版原文和2025修订版的说法里，补助标准各是每个项目多少钱？")
-    assert a.status == "answered" and a.method == "compare:versions", a.reasoning
-    assert a.answer.startswith("2025修订版将2020版的3000元调整为5000元。")
+    a = _subsidy_compared(versions_kb, "市级城市维护项目管理办法里有前期费用补助吗？2020版原文和2025修订版的说法里，"
+                                       "补助标准各是每个项目多少钱？")
     assert "版本对比：各版本的问题不计「原文、说法」" in a.reasoning
