@@ -56,7 +56,7 @@ EXPIRY = re.compile(cues.pattern("question.expiry"))  # 有效期到哪天: the 
 BASIS = re.compile(cues.pattern("question.basis"))  # 依据哪部条例制定: the named document's enacting clause
 _BASIS_KINDS = {str(k): str(v) for k, v in cues.table("basis.kind_suffix").items()}
 _CODE_NAME = re.compile(cues.pattern("question.code_identifier"))  # Executors.newFixedThreadPool, wchnetSocketClose
-_CODE_NUMBER = re.compile(cues.pattern("question.code_number"))  # 错误码30606: the code is searched and must be cited
+_CODE_NUMBER = regex.compile(cues.pattern("question.code_number"))  # 错误码30606: the code is searched and must be cited
 _ARTICLE = regex.compile(cues.pattern("question.article"))
 # question words, quantities and fillers that jieba leaves as tokens (几个, 两年, 能休, 30个)
 _NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能否|可否)|^[{CN_NUMERALS}\d.]+[个名次年月日天周岁元万亿%]*$|"
@@ -76,6 +76,8 @@ _VALUE_ASK = re.compile(cues.pattern("question.value_ask"))
 _ASKS_EACH = re.compile(cues.pattern("question.asks_each"))  # 分别/各自/有什么不同: one value does not answer
 _CLAUSE = re.compile(r"[，,；;：:。？?！!]")
 _INDEFINITE = re.compile(cues.pattern("question.indefinite"))
+_FIGURE_ASK = re.compile(cues.pattern("question.figure_ask"))
+_FIGURE_MODIFIER = re.compile(cues.pattern("question.figure_modifier"))
 _ANAPHORA = re.compile(cues.pattern("question.anaphora"))
 _NATIONAL = cues.text("title.national_prefix")
 _TITLE_KIND = re.compile("|".join(sorted(map(re.escape, cues.words("question.title_kind_words")), key=len, reverse=True)))
@@ -189,10 +191,19 @@ class QueryAnalyzer:
         q.constraints["asks"] = ask_count(question)
         if _ASKS_EACH.search(question):
             q.constraints["asks_each"] = True
-        joined = [self.kinds.infer(p) for p in joined_asks(question)]
+        parts = joined_asks(question)
+        figures = sum(1 for p in parts if _FIGURE_ASK.search(p) and not _FIGURE_MODIFIER.search(p))
+        if figures > 1 and "、".join(parts) in question:
+            # 病假最多几天、事假最多几天: a figure for each ask (asks joined by 、; a comma may join a clause that only
+            # tells the situation: 还兼管着几个小区，最多能管几个)
+            q.constraints["figure_asks"] = figures
+        joined = [self.kinds.infer(p) for p in parts]
         if len({(k.kind if k else None) for k in joined}) > 1:
             # 多少钱、多大比例: two kinds of value, so one figure answers one ask; the units each kind's answer carries
             q.constraints["asks_joined"] = [list(k.units) for k in joined if k is not None and k.units]
+        elif len(joined) > 1 and all(k is not None and k.units for k in joined):
+            # 病假最多多少天、事假最多多少天: asks of one kind, answered by a sentence that holds a figure for each
+            q.constraints["asks_joined"] = [list(k.units) for k in joined if k is not None]
         if asked:
             q.constraints["asked_clause"] = asked
         q.qtype, rule_id = self.qtype(question, asked)
@@ -246,7 +257,7 @@ class QueryAnalyzer:
         if attr and not (attr in _TIME_ATTRS and q.qtype in ("duration", "date")):
             # 对学历有什么要求: the evidence must speak of 学历 (在期限上有什么规定 asks for the deadline itself)
             q.constraints["asked_attribute"] = attr
-        codes = _CODE_NUMBER.findall(question)
+        codes = [m.group(1) for m in _CODE_NUMBER.finditer(question)]
         if codes:  # a bare number is no search word (a figure), but a numeric code is, and it is what is asked
             q.constraints["codes"] = codes
             q.entities.extend(c for c in codes if c not in q.entities)

@@ -1323,31 +1323,40 @@ class Extractor:
     @strategy("code")
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """What a code means: the code from the question, then a separator and its meaning (E――风扇堵转)."""
-        sent = anchor.sentence.text
         codes = _CODES.findall(query.text) + list(query.constraints.get("codes") or [])  # …and 错误码30603
         for code in codes[-1:]:  # the last code is the asked value (告警码为E: E); earlier ones name the field
             # E――风扇堵转, E07：过流, or an SDK's enum line (…Failed = 30603, // 权限验证失败)
-            m = re.search(rf"(?<![A-Za-z0-9]){re.escape(code)}(?![0-9A-Za-z])\s*(?:――|——|—|－|-|：|:|=|表示|代表|,?\s*//)\s*"
-                          rf"(?P<text>[^；;。\n，,/]{{2,40}})", sent)
-            if m:
-                return Found(value={"kind": "text", "text": m.group("text").strip(), "code": code},
-                             answer=m.group(0).strip(), method="strategy:code.meaning", anchor=anchor,
-                             evidence=[self._ev(anchor)], score=0.9,
-                             reasons=[f"匹配模式：code.meaning（{code}）"])
-        if query.constraints.get("value_kind") == "code":  # 错误码是多少: the code is asked, by what it means
+            rx = re.compile(rf"(?<![A-Za-z0-9]){re.escape(code)}(?![0-9A-Za-z])\s*(?:――|——|—|－|-|：|:|=|表示|代表|,?\s*//)"
+                            rf"\s*(?P<text>[^；;。\n，,/]{{2,40}})")
+            for b, sent in self._code_list(anchor, numeric=code in (query.constraints.get("codes") or [])):
+                m = rx.search(sent.text)
+                if m:
+                    return Found(value={"kind": "text", "text": m.group("text").strip(), "code": code},
+                                 answer=m.group(0).strip(), method="strategy:code.meaning", anchor=anchor,
+                                 evidence=[self._ev(anchor, b, sent)], score=0.9,
+                                 reasons=[f"匹配模式：code.meaning（{code}）"])
+        if query.constraints.get("value_kind") == "code" or (query.qtype == "code" and not codes):
+            # 返回码为几 / 给出哪个值: the code is asked, by what it means
             return self._code_of_meaning(query, anchor)
         return None
+
+    def _code_list(self, anchor: Anchor, numeric: bool = True) -> list[tuple[Block, Sentence]]:
+        """Where a code's entry is read: the anchor's sentence, then (for a numeric code, which names one entry of a
+        list: 错误码如下： …Failed = 30603, //…) the blocks that follow it in the document."""
+        blk = anchor.candidate.block
+        texts: list[tuple[Block, Sentence]] = [(blk, anchor.sentence)]
+        if numeric:
+            texts += [(b, Sentence(b.text, 0, len(b.text)))
+                      for b in self.store.doc_blocks(blk.doc_id, blk.order + 1, blk.order + 1 + CODE_LIST_WINDOW)
+                      if b.type != "heading"]
+        return texts
 
     def _code_of_meaning(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """The code whose meaning the question describes (密码错误锁定对应的返回码 / …Locked = 4012,
         //密码错误次数过多已锁定): among a list's entries, the one whose meaning shares most pairs of characters with
         the question."""
-        blk = anchor.candidate.block
         # the anchor's own sentence, then (a list's lead-in: 错误码如下：) the entries that follow it in the document
-        texts: list[tuple[Block, Sentence]] = [(blk, anchor.sentence)]
-        texts += [(b, Sentence(b.text, 0, len(b.text)))
-                  for b in self.store.doc_blocks(blk.doc_id, blk.order + 1, blk.order + 1 + CODE_LIST_WINDOW)
-                  if b.type != "heading"]
+        texts = self._code_list(anchor)
         # the question's own description, as pairs of Chinese characters (密码错误锁定 / 密码错误次数过多已锁定: 密码,
         # 错误, 锁定), without the asked noun (错误码), which every entry's list is about
         asked = query.text.replace(str(query.constraints.get("focus") or ""), " ")

@@ -389,6 +389,12 @@ class Orchestrator:
             not any(blk.doc_id in self.sources.versions_of(d) for d in named)
         if other_doc:  # 《某某规定》的有效期到哪天 answered from another document's provision: that one is not asked about
             missing.append(query.doc_hint or "")
+        code = (found.value or {}).get("code") if found.method == "strategy:code.meaning" else None
+        if code and code in (query.constraints.get("codes") or []) and not missing and not elsewhere:
+            # 返回码40512代表什么 / …Denied = 40512, //鉴权未通过: the entry of the numeric code the question names,
+            # in the document it names (if any), is the answer's scope, as a named article is
+            found.exact = True
+            found.reasons.append(f"问题点名的代码「{code}」见于证据中它的条目")
         if elsewhere and not found.exact:
             why = f"{found.method} 的证据出自{'、'.join(elsewhere)}的文件，问题问的是{'、'.join(places)}"
             found.refused = "place"
@@ -425,6 +431,11 @@ class Orchestrator:
                 not _holds_units(found.answer, query.constraints["asks_joined"]):
             # 押金交多少钱、占月租多大比例 (two kinds of value): a single figure answers one of the two asks
             why = f"问题并列问了两项，{found.method} 只取出一个值"
+        elif not strict and not found.exact and query.constraints.get("figure_asks") and \
+                (found.value or {}).get("kind") not in ("list", "boolean") and \
+                len(_figures(found.answer)) < query.constraints["figure_asks"]:
+            # 病假最多几天、事假最多几天: a sentence with one of the two figures answers one ask
+            why = f"问题并列问了{query.constraints['figure_asks']}个数值，{found.method} 的答案没有给出每一个"
         if not why:
             self._add_cited_evidence(query, found)
             self._follow_reference(found)
@@ -916,6 +927,13 @@ def _evidence(found: Found) -> list[Evidence]:
                             section=list(block.section), text=text, start=sent.start, end=sent.end,
                             page=block.page_start, bbox=block.bbox))
     return out
+
+
+def _figures(text: str) -> set[str]:
+    """The distinct figures with a unit in ``text``, without a period said with 一 (一年合计…, 一个月内…), which
+    says over what the figure counts rather than being one."""
+    return {x["text"] for x in find_quantities(text)
+            if x.get("unit") and not (x["text"].startswith("一") and x.get("number") == 1)}
 
 
 def _holds_units(text: str, wanted: list[list[str]]) -> bool:

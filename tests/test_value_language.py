@@ -204,3 +204,43 @@ def test_two_comma_joined_asks_of_different_kinds_are_both_asked(kb_of):
     from pipeline.analyze import joined_asks
     assert joined_asks("押金交多少钱，保证金占合同额多大比例？") == ["押金交多少钱", "保证金占合同额多大比例"]
     assert joined_asks("租客搬走时押金被扣，最迟要在几天以内提出异议？") == []
+
+
+def test_a_code_named_before_its_noun_is_read_from_the_list_after_the_lead_in(kb_of):
+    # 30603这个返回码 (the code before its noun), asked what went wrong: the entry is read from the list that follows
+    # the lead-in stage 2 anchors on, and a named code's own entry is the answer's scope (no coverage bar)
+    kb = kb_of({"手册/某某推送SDK开发手册.md": SDK})
+    a = kb.ask("我们用某某推送SDK，接口一直给30603这个返回码，这表示什么错误？")
+    assert (a.status, a.method) == ("answered", "strategy:code.meaning"), a.reasoning
+    assert a.value == {"kind": "text", "text": "鉴权没有通过", "code": "30603"}
+    assert a.evidence[0].text == "PushCode_AuthFailed = 30603, //鉴权没有通过"
+    assert any("问题点名的代码「30603」见于证据中它的条目" in r for r in a.reasoning), a.reasoning
+
+
+def test_a_named_code_the_document_does_not_list_is_not_answered(kb_of):
+    kb = kb_of({"手册/某某推送SDK开发手册.md": SDK})
+    a = kb.ask("某某推送SDK的接口给了error code是30777，代表什么问题？")
+    assert a.status == "not_found", a.reasoning
+
+
+LEAVE = "# 某某公司考勤制度\n\n## 第五条 请假\n\n{body}\n"
+
+
+def test_two_figure_asks_joined_want_a_figure_each(kb_of):
+    # 病假最多多少天、事假最多多少天: a provision with one of the two figures answers one ask only
+    one = "病假：依照国家的规定办理。\n\n事假：因个人事务请假的，一年合计不超过10天。"
+    a = kb_of({"某某公司考勤制度.md": LEAVE.format(body=one)}).ask(
+        "按某某公司考勤制度，病假每年最多多少天、事假每年最多多少天？")
+    assert a.status == "not_found"
+    assert any("问题并列问了2个数值" in r for r in a.reasoning), a.reasoning
+    # both figures, in one sentence or in the context window of two, answer both asks
+    apart = "病假：因病治疗请假的，一年合计不超过15天。\n\n事假：因个人事务请假的，一年合计不超过10天。"
+    a = kb_of({"某某公司考勤制度.md": LEAVE.format(body=apart)}).ask(
+        "按某某公司考勤制度，病假每年最多多少天、事假每年最多多少天？")
+    assert (a.status, a.answer) == ("answered", apart.replace("\n\n", "")), a.reasoning
+
+
+def test_the_figures_counted_for_joined_asks_leave_out_a_period_said_with_one():
+    from pipeline.orchestrator import _figures
+    assert _figures("取水口距离岸线不少于一千米，水深不少于七米。") == {"一千米", "七米"}
+    assert _figures("事假一年合计不超过10天。") == {"10天"}  # 一年 says over what 10天 counts
