@@ -1012,6 +1012,17 @@ class Extractor:
 
     @strategy("yesno")
     def _s_yesno(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        found = self._yesno_reading(query, anchor)
+        if found is not None and found.method.endswith((".modal", ".near", ".item")) and \
+                CUES.rx("yesno.asked_prohibition").search(query.text):
+            # 是不是不准钓鱼: asked whether the act is forbidden, so a provision that forbids it says yes
+            yes = not found.value["value"]
+            found.value = {**found.value, "value": yes}
+            found.answer = _yesno_word(yes) + found.answer[len(_yesno_word(not yes)):]
+            found.reasons.append("问题问的是是否禁止：条文禁止即为「是」，允许即为「否」")
+        return found
+
+    def _yesno_reading(self, query: Query, anchor: Anchor) -> Optional[Found]:
         sent = anchor.sentence.text
         if CUES.rx("list.lead_end").search(sent) and anchor.candidate.block.type != "list_item":
             return self._yesno_items(query, anchor)

@@ -146,3 +146,32 @@ def test_a_figure_in_the_asked_clause_needs_a_provision_with_a_figure(kb_of):
     a = kb_of({"守则.md": SIDELINE}).ask("软件验收以后，厂家保修两年，是吗？", trace=True)
     assert a.evidence == [] or a.evidence[0].text != "乙方有义务免费为甲方修复软件缺陷。", a.reasoning
     assert a.value != {"kind": "boolean", "value": True}
+
+
+def test_a_question_asking_whether_an_act_is_forbidden_is_answered_yes_by_a_prohibition(kb_of):
+    # 宿舍里是不是不准用电炉: the provision forbids it (不得使用电炉), so the answer is yes
+    a = kb_of({"手册.md": DOC}).ask("公司宿舍里是不是不准使用电炉？", trace=True)
+    found = [a.to_dict()] if a.method.startswith("strategy:yesno") else \
+        [x for x in a.to_dict()["stages"]["extract"].get("rejected", []) if x["method"].startswith("strategy:yesno")]
+    assert found, a.reasoning
+    assert found[0]["answer"] == "是。依据：公司宿舍内不得使用电炉、电热毯等大功率电器。"
+
+
+def test_a_reading_that_says_no_has_its_own_gate_bar():
+    import pytest
+    from pipeline.errors import LoopAgentError
+    from pipeline.orchestrator import Orchestrator  # noqa: F401
+    assert AskSettings().gate_threshold_no == 0.55
+    with pytest.raises(LoopAgentError) as err:
+        AskSettings(gate_threshold_no=1.5)
+    assert err.value.code == "E303"
+
+
+def test_the_no_bar_shares_the_gate_and_falls_back_to_its_bar(kb_of, tmp_path):
+    from pipeline import KnowledgeBase
+    kb_of({"手册.md": DOC})
+    orch = KnowledgeBase(tmp_path / "kb.sqlite").orchestrator
+    assert orch.gate_model_no.model is orch.gate_model.model
+    assert (orch.gate_model_no.threshold, orch.gate_model.threshold) == (0.55, 0.75)
+    same = KnowledgeBase(tmp_path / "kb.sqlite", settings=AskSettings(gate_threshold_no=None)).orchestrator
+    assert same.gate_model_no is same.gate_model
