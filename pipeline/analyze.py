@@ -224,12 +224,14 @@ class QueryAnalyzer:
                 q.qtype = ak.qtype
 
         # documents named in the question: 《…》 or a known title / short name
-        doc_ids, named, by_run = self._doc_hints(question)
+        doc_ids, named, by_run, of_name = self._doc_hints(question)
+        spans = [[i, i + len(n), of_name.get(n, doc_ids)] for n in dict.fromkeys(named) if (i := question.find(n)) >= 0]
         # a run of a title (那份相互保密协定) names the document but stays in the question's terms: its words
         # are what the asker calls the subject (安全生产许可证 of 安全生产许可证条例)
         removed = [] if by_run else named
         if doc_ids:
             q.constraints["doc_ids"] = doc_ids
+            q.constraints["doc_spans"] = sorted(spans)  # where each name stands: [start, end, the doc ids it names]
             q.doc_hint = named[0]
             q.reasons.append("文档限定：" + "、".join(dict.fromkeys(named)))
         places = jurisdiction(self.store, place_suffixes(self.rules)).named(question)
@@ -364,28 +366,32 @@ class QueryAnalyzer:
         q.constraints["collection"] = collection
         q.reasons.append(f"文档集合：{collection}（{how or '指定'}）")
 
-    def _doc_hints(self, question: str) -> tuple[list[str], list[str], bool]:
-        """Documents the question names, the names it uses, and whether they come from a run of a title."""
+    def _doc_hints(self, question: str) -> tuple[list[str], list[str], bool, dict[str, list[str]]]:
+        """Documents the question names, the names it uses, whether they come from a run of a title, and the
+        documents each name names."""
         found: list[str] = []
         named: list[str] = []
+        of_name: dict[str, list[str]] = {}
         spans: list[tuple[int, int, str]] = []
         for book in _BOOK.findall(question):
             for n in self._names:
                 if n.name == book or n.name == _short(book):
                     found.append(n.doc_id)
                     named.append(book)
+                    of_name.setdefault(book, []).append(n.doc_id)
         for n in self._names:  # longest names first; versions of one law share a name
             i = question.find(n.name)
             if i < 0 or any(a <= i < b and name != n.name for a, b, name in spans):
                 continue
             found.append(n.doc_id)
             named.append(n.name)
+            of_name.setdefault(n.name, []).append(n.doc_id)
             spans.append((i, i + len(n.name), n.name))
         if not found:  # 那份相互保密协定: a run of one title, ending in a kind word, names that document
             run, ids = self._title_run(question)
             if run:
-                return ids, [run], True
-        return list(dict.fromkeys(found)), list(dict.fromkeys(named)), False
+                return ids, [run], True, {run: ids}
+        return list(dict.fromkeys(found)), list(dict.fromkeys(named)), False, of_name
 
     def _title_run(self, question: str) -> tuple[Optional[str], list[str]]:
         """The longest run of the question that ends in a title kind word (协定, 制度, 说明…) and that the

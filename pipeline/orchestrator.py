@@ -45,6 +45,8 @@ TYPE_NAMES: dict[str, str] = {str(k): str(v) for k, v in cues.table("reasoning.t
 _COMPARE_VERSION = re.compile(cues.pattern("compare.version_clause"))
 _COMPARE_EACH = re.compile(cues.pattern("compare.each"))
 _COMPARE_TALK = re.compile(cues.pattern("compare.talk"))
+_CONNECTOR = re.compile(cues.pattern("compare.name_joiner"))  # what joins two names, no words of their own
+_CLAUSE_END = re.compile(r"[，,；;。？?！!]")
 NEAR = ".near"  # an extraction method's ending for a weak reading (the asked act in other words): only the gate accepts it
 _YEAR_WORD = re.compile(r"(?:19|20)\d{2}\s*年?")  # a version's year, which would read as two versions again
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
@@ -221,7 +223,7 @@ class Orchestrator:
             t = time.perf_counter()
             answer = self.sources.navigation(query, self.prefilter.run(query), nav)
             timings["prefilter"] = _ms(t)
-        elif query.qtype == "compare" and len(query.constraints.get("doc_ids") or []) >= 2:
+        elif (query.qtype == "compare" and len(query.constraints.get("doc_ids") or []) >= 2) or self._across(query):
             found_list, stage_t = self._compare(query, trace_obj)
             timings.update(stage_t)
             answer = self._compare_answer(query, found_list)
@@ -754,22 +756,69 @@ class Orchestrator:
         return out[:5]
 
     # --- compare: the same question against each version ----------------------
+    def _across(self, query: Query) -> bool:
+        """Two documents that are not versions of one instrument, each asked for its value (甲法和乙条例规定的时限
+        各多长): a comparison across documents, each answered from its own."""
+        ids = query.constraints.get("doc_ids") or []
+        if query.qtype in ("compare", "yesno", "open") or not query.constraints.get("asks_each") or len(ids) != 2 \
+                or ids[1] in self.sources.versions_of(ids[0]):
+            return False
+        # each named by a name of its own (one name that two manuals share asks about one thing: onero…分别)
+        names = [{*self.sources.versions_of(d), d} for d in ids]
+        spans = [set(named) for _, _, named in query.constraints.get("doc_spans") or []]
+        return all(any(s & names[i] and not s & names[1 - i] for s in spans) for i in (0, 1))
+
+    def _own_words(self, query: Query, docs: list[dict]) -> dict[str, set[str]]:
+        """For each document of a comparison across documents, the question's words that belong to another one: the
+        words between another document's name and the next name (甲条例规定的游泳和乙条例规定的垂钓，各罚多少: 游泳 is
+        甲's, 垂钓 乙's), the last name's words up to the clause's end only when the names before it have words of
+        their own (else those words are the question's shared ask)."""
+        spans = query.constraints.get("doc_spans") or []
+        at: list[tuple[int, int, str]] = []
+        for d in docs:
+            own = {d["doc_id"], *self.sources.versions_of(d["doc_id"])}
+            hit = next(((a, b) for a, b, ids in spans if own & set(ids)), None)
+            if hit is None:
+                return {}
+            at.append((hit[0], hit[1], d["doc_id"]))
+        at.sort()
+        segs = {d: query.text[b:(at[k + 1][0] if k + 1 < len(at) else b)] for k, (_, b, d) in enumerate(at)}
+        if any(len(_CONNECTOR.sub("", segs[d])) >= 2 for _, _, d in at[:-1]):
+            b = at[-1][1]
+            end = _CLAUSE_END.search(query.text, b)
+            segs[at[-1][2]] = query.text[b:end.start() if end else len(query.text)]
+        return {d: {t for t in query.weights if t not in segs[d] and any(t in segs[o] for o in segs if o != d)}
+                for d in segs}
+
     def _compare(self, query: Query, trace_obj: dict):
+        across = self._across(query)
         sub = Query(**{**query.__dict__})
-        sub.qtype = self._sub_type(query.text)
+        sub.qtype = query.qtype if across else self._sub_type(query.text)
         sub.text = _COMPARE_EACH.sub("", query.text)  # each version's question asks for one value
         spans = self.sources.version_spans(query.text)
-        talk = [t for t in sub.weights if _COMPARE_TALK.fullmatch(t) or _inside(t, query.text, spans)]
+        if across:  # a word inside a document's name names it; no provision of it need say it
+            spans += [(a, b) for a, b, _ in query.constraints.get("doc_spans") or []]
+        talk = [t for t in sub.weights if _COMPARE_TALK.fullmatch(t) or _COMPARE_EACH.fullmatch(t)
+                or _inside(t, query.text, spans)]
         if talk:  # …旧文本和新文本的说法相同吗: words about the versions, which no version's provision says
             sub.weights = {t: w for t, w in sub.weights.items() if t not in talk}
             sub.terms = [t for t in sub.terms if t not in talk]
             query.reasons.append(f"版本对比：各版本的问题不计「{'、'.join(talk)}」")
         docs = [self.store.document(d) for d in query.constraints["doc_ids"]]
         docs = sorted([d for d in docs if d], key=self.sources.order_key)
+        others = self._own_words(query, docs) if across else {}
+        if across:
+            query.reasons.append("跨文件对比：" + "、".join(f"《{d['title']}》" for d in docs) + "各自作答")
         out = []
         timings: dict[str, float] = {}
         for d in docs:
-            (found, *_), t = self._answer_one(sub, trace_obj, doc_ids=[d["doc_id"]], strict=True)
+            part = sub
+            drop = others.get(d["doc_id"])
+            if drop:  # 甲条例…游泳和乙条例…垂钓: 甲's part does not ask about 垂钓
+                part = Query(**{**sub.__dict__})
+                part.weights = {t: w for t, w in sub.weights.items() if t not in drop}
+                part.terms = [t for t in sub.terms if t not in drop]
+            (found, *_), t = self._answer_one(part, trace_obj, doc_ids=[d["doc_id"]], strict=True)
             for k, v in t.items():
                 timings[k] = timings.get(k, 0.0) + v
             out.append((d, found))
@@ -794,7 +843,9 @@ class Orchestrator:
         return "open" if qt == "compare" else qt
 
     def _compare_answer(self, query: Query, found_list) -> Answer:
-        parts, evidence, reasons = [], [], [f"问题类型：{TYPE_NAMES['compare']}"] + query.reasons[1:]
+        across = self._across(query)
+        kind = f"{TYPE_NAMES.get(query.qtype, query.qtype)}（跨文件对比）" if across else TYPE_NAMES["compare"]
+        parts, evidence, reasons = [], [], [f"问题类型：{kind}"] + query.reasons[1:]
         for d, found in found_list:
             p = self.sources.profile(d["doc_id"])
             label = f"{d['title']}（{(p.version_text() if p else None) or d.get('version_date') or '?'}）"
@@ -808,12 +859,14 @@ class Orchestrator:
         if len(answered) < 2:
             return Answer(question=query.text, status="not_found", reasoning=reasons + ["至少一个版本未找到依据：不作答"],
                           method="compare")
-        summary = self.sources.comparison(found_list)  # 2023-12-29版将2年调整为1年 when both are figures
+        # 2023-12-29版将2年调整为1年 when both are figures of two versions (two instruments: each its own value)
+        summary = None if across else self.sources.comparison(found_list)
         if summary:
             reasons.append(f"对比：{summary}")
         return Answer(question=query.text, status="answered",
                       answer=(f"{summary}。" if summary else "") + "；".join(parts),
-                      value={"kind": "list", "items": parts}, evidence=evidence, method="compare:versions",
+                      value={"kind": "list", "items": parts}, evidence=evidence,
+                      method="compare:documents" if across else "compare:versions",
                       confidence=min(0.99, min(f.score for f in answered) / 2), reasoning=reasons)
 
     def _multipart(self, query: Query, collection: Optional[str], trace_obj: Optional[dict],

@@ -328,7 +328,34 @@ def test_versions_before_and_after_a_revision_are_compared(versions_kb):
 
 def test_a_comparison_led_by_a_yes_no_asks_each_version_for_its_figure(versions_kb):
     # 有补助吗？…各是多少: the lead-in asks yes or no; each version's question asks the figure, and the words
-    # about the versions themselves (原文, 说法) count for neither version's provision
+    # about the versions themselves (原文, 说法) and the word asking for each (各是) count for neither version's provision
     a = _subsidy_compared(versions_kb, "市级城市维护项目管理办法里有前期费用补助吗？2020版原文和2025修订版的说法里，"
                                        "补助标准各是每个项目多少钱？")
-    assert "版本对比：各版本的问题不计「原文、说法」" in a.reasoning
+    assert "版本对比：各版本的问题不计「原文、说法、各是」" in a.reasoning
+
+
+RESERVOIR = "# 甲市水库保护条例\n\n第十二条 在水库保护范围内垂钓的，处八十元罚款。\n\n第十三条 本条例自2020年1月1日起施行。\n"
+RIVER = "# 乙市河道管理办法\n\n第九条 在河道管理范围内垂钓的，处三十元以上一百五十元以下罚款。\n\n第十条 本办法自2018年3月1日起施行。\n"
+
+
+def test_two_instruments_each_asked_for_a_value_are_answered_each_from_its_own(kb_of):
+    # 甲条例和乙办法…分别: not versions of one instrument, each named by a name of its own: each document answers for
+    # itself, both provisions are the evidence, and no version summary (调整为) is made
+    kb = kb_of({"甲市水库保护条例.md": RESERVOIR, "乙市河道管理办法.md": RIVER})
+    a = kb.ask("甲市水库保护条例和乙市河道管理办法，对垂钓分别罚款多少？")
+    assert (a.status, a.method) == ("answered", "compare:documents"), a.reasoning
+    assert sorted(e.text for e in a.evidence) == ["在水库保护范围内垂钓的，处八十元罚款。",
+                                                  "在河道管理范围内垂钓的，处三十元以上一百五十元以下罚款。"]
+    assert "调整为" not in a.answer
+    assert any(r.startswith("跨文件对比：") for r in a.reasoning)
+
+
+def test_each_instrument_asked_for_its_own_words(kb_of):
+    # 甲条例规定的施行日和乙办法的罚款: words between a name and the next belong to that document's part only
+    kb = kb_of({"甲市水库保护条例.md": RESERVOIR, "乙市河道管理办法.md": RIVER})
+    q = kb.orchestrator.analyzer.run("甲市水库保护条例里保护范围内垂钓和乙市河道管理办法里管理范围内垂钓，分别罚款多少？")
+    docs = [kb.store.document(d) for d in q.constraints["doc_ids"]]
+    own = kb.orchestrator._own_words(q, docs)
+    by_title = {d["title"]: own[d["doc_id"]] for d in docs}
+    assert "保护" in by_title["乙市河道管理办法"] and "管理" in by_title["甲市水库保护条例"]
+    assert "垂钓" not in by_title["甲市水库保护条例"] | by_title["乙市河道管理办法"]
