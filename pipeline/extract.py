@@ -1059,6 +1059,10 @@ class Extractor:
             pol = True
         yes = pol
         reasons = [f"模态：{'肯定' if pol else '否定'}"]
+        left_out = _excepted(query, sent, clause)
+        if left_out and stated:
+            yes = not yes  # 除节假日外，不得营业 asked of a holiday: the provision leaves that case out
+            reasons.append(f"问题所说的情形是条文的例外（除{left_out}外）")
         if cm < 0:
             yes = not yes
             reasons.append("条件不满足：问题中的数量不在该条件范围内")
@@ -1808,6 +1812,21 @@ def _asked_clause(query: Query, sent: str, act: str = "") -> str:
     # the clause that states the asked act (…不得领取加班费 for 能拿加班费吗) decides before word overlap
     best = max(modal, key=lambda p: (bool(act) and _holds(query, act, p), overlap(p), len(longest_common(query.text, p))))
     return best if overlap(best) > 0 else sent
+
+
+def _excepted(query: Query, sent: str, clause: str) -> str:
+    """The case a provision leaves out of its modal (除寒暑假外，不得…) when the question speaks of it, else "": the
+    exception stands before the deciding clause's modal, and a word of the question (not the asked act's own) is in
+    it."""
+    at = sent.find(clause)
+    for m in CUES.rx("yesno.exception").finditer(sent):
+        if at >= 0 and m.start() > at + len(clause):
+            continue  # an exception after the deciding clause qualifies something else
+        what = m.group("what")
+        rest = sent[m.end():]
+        if any(len(t) >= 2 and w > 0.3 and t in what and t not in rest for t, w in query.weights.items()):
+            return what
+    return ""
 
 
 def _restates_question(question: str, text: str) -> bool:

@@ -409,6 +409,10 @@ class Orchestrator:
         if elsewhere and not found.exact:
             why = f"{found.method} 的证据出自{'、'.join(elsewhere)}的文件，问题问的是{'、'.join(places)}"
             found.refused = "place"
+        elif (party := _other_party(query.text, ev_text)) and not found.exact:
+            # 乙方延误工期的… answered by 甲方拖欠工程款的，…: the provision's condition is about the other side
+            why = f"{found.method} 的条文条件说的是{party[1]}，问题问的是{party[0]}"
+            found.refused = "party"
         elif missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             found.refused = "identifier" if any(i in missing for i in idents) else "document" if other_doc else "named"
@@ -991,6 +995,32 @@ def _evidence(found: Found) -> list[Evidence]:
                             section=list(block.section), text=text, start=sent.start, end=sent.end,
                             page=block.page_start, bbox=block.bbox))
     return out
+
+
+def _other_party(question: str, evidence: str) -> Optional[tuple[str, str]]:
+    """(the question's party, the evidence's) when the question speaks of one side of a contract relation only
+    (rules/pipeline_cues.yaml contract.parties), in a clause that tells its situation (乙方若延误工期，…), and the
+    evidence's condition (…的，) names another side of that relation and not the question's; else None."""
+    table = cues.table("contract.parties")
+    rx = _PARTIES.get("rx")
+    if rx is None:
+        rx = _PARTIES["rx"] = re.compile("|".join(map(re.escape, sorted(table, key=len, reverse=True))))
+    cond = re.match(r"[^。；;]*?的[，,]", evidence)
+    if not cond:
+        return None
+    clauses = [c for c in re.split(r"[，,；;？?]", question) if c.strip()]
+    situation = set(rx.findall("，".join(clauses[:-1])))  # the clauses before the one that asks
+    asked = set(rx.findall(question))
+    said = set(rx.findall(cond.group(0)))
+    for fam in {table[p] for p in situation}:
+        mine = [p for p in asked if table[p] == fam]
+        theirs = [p for p in said if table[p] == fam]
+        if len(mine) == 1 and theirs and mine[0] not in theirs:
+            return mine[0], theirs[0]
+    return None
+
+
+_PARTIES: dict[str, Any] = {}
 
 
 def _figures(text: str) -> set[str]:

@@ -244,3 +244,25 @@ def test_the_figures_counted_for_joined_asks_leave_out_a_period_said_with_one():
     from pipeline.orchestrator import _figures
     assert _figures("取水口距离岸线不少于一千米，水深不少于七米。") == {"一千米", "七米"}
     assert _figures("事假一年合计不超过10天。") == {"10天"}  # 一年 says over what 10天 counts
+
+
+DECORATION = ("# 某某装修工程合同\n\n## 第七条 违约责任\n\n"
+              "甲方拖欠工程款的，每拖欠一日，应按所欠款额的千分之一向乙方赔付。\n")
+
+
+def test_a_provision_about_the_other_party_does_not_answer(kb_of):
+    # 乙方延误工期的… is not answered by 甲方拖欠工程款的，: the condition is about the other side of the contract
+    kb = kb_of({"某某装修工程合同.md": DECORATION})
+    a = kb.ask("按某某装修工程合同，乙方若延误工期，每延误一日按什么比例赔付？")
+    assert a.status == "not_found"
+    assert any("条文条件说的是甲方，问题问的是乙方" in r for r in a.reasoning), a.reasoning
+    b = kb.ask("按某某装修工程合同，甲方若拖欠工程款，每拖欠一日按什么比例赔付？")
+    assert not any("条文条件说的是" in r for r in b.reasoning), b.reasoning
+
+
+def test_the_parties_checked_are_the_ones_in_the_situation_clause():
+    from pipeline.orchestrator import _other_party
+    ev = "甲方拖欠工程款的，每拖欠一日，应按所欠款额的千分之一向乙方赔付。"
+    assert _other_party("乙方若延误工期，赔付比例是多少？", ev) == ("乙方", "甲方")
+    assert _other_party("乙方每延误一日赔付多少？", ev) is None  # no situation clause
+    assert _other_party("甲方拖欠工程款、乙方延误工期，赔付比例各是多少？", ev) is None  # both sides

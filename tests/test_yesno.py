@@ -175,3 +175,23 @@ def test_the_no_bar_shares_the_gate_and_falls_back_to_its_bar(kb_of, tmp_path):
     assert (orch.gate_model_no.threshold, orch.gate_model.threshold) == (0.55, 0.75)
     same = KnowledgeBase(tmp_path / "kb.sqlite", settings=AskSettings(gate_threshold_no=None)).orchestrator
     assert same.gate_model_no is same.gate_model
+
+
+NET_CAFE = "# 某市网吧管理规定\n\n第八条 除法定节假日外，网吧不得接纳未成年人。\n\n第九条 网吧应当在入口处悬挂标志。\n"
+
+
+def _yesno_reading(a):
+    if a.method.startswith("strategy:yesno"):
+        return a.to_dict()
+    return next((x for x in a.to_dict()["stages"]["extract"].get("rejected", [])
+                 if x["method"].startswith("strategy:yesno")), None)
+
+
+def test_a_case_the_provision_leaves_out_gets_the_opposite_of_its_modal(kb_of):
+    kb = kb_of({"规定.md": NET_CAFE})
+    # 除法定节假日外，不得…: on a holiday the prohibition does not hold
+    holiday = _yesno_reading(kb.ask("法定节假日的时候，网吧能接纳未成年人吗？", trace=True))
+    assert holiday and holiday["answer"].startswith("是。依据：除法定节假日外"), holiday
+    # a working day is not the case left out: the prohibition holds
+    weekday = _yesno_reading(kb.ask("平常的工作日，网吧能接纳未成年人吗？", trace=True))
+    assert weekday and weekday["answer"].startswith("否。"), weekday
