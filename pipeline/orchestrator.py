@@ -856,7 +856,7 @@ class Orchestrator:
             if found is None:
                 parts.append(f"{label}：未找到")
                 continue
-            parts.append(f"{label}：{found.answer}")
+            parts.append(f"{label}：{_unfold(found.answer, found)}")
             evidence += _evidence(found)
             reasons.append(f"{label}：{found.method}；" + "；".join(found.reasons))
         answered = [f for _, f in found_list if f is not None]
@@ -941,7 +941,7 @@ class Orchestrator:
                 if (e.block_id, e.start) not in seen:
                     seen.add((e.block_id, e.start))
                     evidence.append(e)
-        answers = [f.answer for _, f, _ in done]
+        answers = [_unfold(f.answer, f) for _, f, _ in done]
         return Answer(question=query.text, status="answered", answer="；".join(a.rstrip("；;。") for a in answers),
                       value={"kind": "list", "items": answers, "parts": [f.value for _, f, _ in done]},
                       evidence=evidence, method="multipart:" + "+".join(f.method for _, f, _ in done),
@@ -969,7 +969,7 @@ class Orchestrator:
         reasons += [f"抽取：{r}" for r in found.reasons]
         reasons.append(f"上下文窗口：{len(found.evidence)} 句")
         conf = max(0.05, min(0.99, found.score / 2.0))
-        return Answer(question=query.text, status="answered", answer=found.answer, value=found.value,
+        return Answer(question=query.text, status="answered", answer=_unfold(found.answer, found), value=found.value,
                       evidence=_evidence(found), method=found.method, confidence=conf, reasoning=reasons)
 
 
@@ -979,6 +979,20 @@ BASIS_BLOCKS = 12  # an enacting clause is among a document's first blocks (第�
 
 # a sentence that backs an answer of the type (rules/pipeline_cues.yaml evidence.<type>)
 _TYPE_CUES = {t: re.compile(cues.pattern(f"evidence.{t}")) for t in ("definition", "count", "date", "who", "exception")}
+
+
+def _unfold(text: str, found: Found) -> str:
+    """``text`` with what it quotes of a folded Traditional block in that block's own characters (每月上限陸仟元, not
+    陆仟元): the evidence sentence, or the answer itself, wherever the folded block holds it (one character for one)."""
+    for block, sent, _, _ in found.evidence:
+        raw = (block.meta or {}).get("raw")
+        if not text or not raw or len(raw) != len(block.text):
+            continue
+        for piece in sorted({block.text[sent.start:sent.end], text}, key=len, reverse=True):
+            i = block.text.find(piece) if piece else -1
+            if i >= 0 and piece in text:
+                text = text.replace(piece, raw[i:i + len(piece)])
+    return text
 
 
 def _evidence(found: Found) -> list[Evidence]:

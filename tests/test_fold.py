@@ -31,6 +31,7 @@ def test_a_traditional_contract_answers_a_simplified_question(tmp_path):
     assert a.status == "answered", a.reasoning
     assert a.value == {"kind": "duration", "number": 10, "unit": "工作日"}
     assert a.evidence[0].text == "第二條 合作終止後，乙方應於十個工作日內返還全部資料。"  # quoted as written
+    assert a.answer == "第二條 合作終止後，乙方應於十個工作日內返還全部資料。"  # the answer quotes it as written too
 
 
 def test_is_traditional_counts_as_the_character_loop_did():
