@@ -104,6 +104,10 @@ SCOPES = {  # the store each set is scored against: its scope folders (distracto
     "s82": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
     "s83": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
     "s84": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s85": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s86": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s87": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s88": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
 }
 
 
