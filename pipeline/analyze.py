@@ -78,6 +78,7 @@ _CLAUSE = re.compile(r"[，,；;：:。？?！!]")
 _INDEFINITE = re.compile(cues.pattern("question.indefinite"))
 _FIGURE_ASK = re.compile(cues.pattern("question.figure_ask"))
 _FIGURE_MODIFIER = re.compile(cues.pattern("question.figure_modifier"))
+_WHO_ACT = re.compile(cues.pattern("question.who_act"))
 _ANAPHORA = re.compile(cues.pattern("question.anaphora"))
 _NATIONAL = cues.text("title.national_prefix")
 _TITLE_KIND = re.compile("|".join(sorted(map(re.escape, cues.words("question.title_kind_words")), key=len, reverse=True)))
@@ -197,6 +198,9 @@ class QueryAnalyzer:
             # 病假最多几天、事假最多几天: a figure for each ask (asks joined by 、; a comma may join a clause that only
             # tells the situation: 还兼管着几个小区，最多能管几个)
             q.constraints["figure_asks"] = figures
+        acts = [m.group("act") for p in parts for m in _WHO_ACT.finditer(p)]
+        if len(acts) > 1:  # 由谁审批、向谁备案: the answer speaks of each act
+            q.constraints["who_acts"] = acts
         joined = [self.kinds.infer(p) for p in parts]
         if len({(k.kind if k else None) for k in joined}) > 1:
             # 多少钱、多大比例: two kinds of value, so one figure answers one ask; the units each kind's answer carries

@@ -446,6 +446,10 @@ class Orchestrator:
                 not _holds_units(found.answer, query.constraints["asks_joined"]):
             # 押金交多少钱、占月租多大比例 (two kinds of value): a single figure answers one of the two asks
             why = f"问题并列问了两项，{found.method} 只取出一个值"
+        elif not strict and not found.exact and query.constraints.get("who_acts") and \
+                (unsaid := [a for a in query.constraints["who_acts"] if a not in found.answer]):
+            # 由谁提请、经谁审议、由谁决定 answered by …提请…审议: who decides is left unsaid
+            why = f"问题问了{len(query.constraints['who_acts'])}个「谁」，{found.method} 的答案没有说到「{'、'.join(unsaid)}」"
         elif not strict and not found.exact and query.constraints.get("figure_asks") and \
                 (found.value or {}).get("kind") not in ("list", "boolean") and \
                 len(_figures(found.answer)) < query.constraints["figure_asks"]:

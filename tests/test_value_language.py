@@ -266,3 +266,25 @@ def test_the_parties_checked_are_the_ones_in_the_situation_clause():
     assert _other_party("乙方若延误工期，赔付比例是多少？", ev) == ("乙方", "甲方")
     assert _other_party("乙方每延误一日赔付多少？", ev) is None  # no situation clause
     assert _other_party("甲方拖欠工程款、乙方延误工期，赔付比例各是多少？", ev) is None  # both sides
+
+
+FUND = ("# 某某公司专项资金管理办法\n\n## 第六条 审批\n\n专项资金的使用计划由财务部拟订，报总经理审批。\n\n"
+        "## 第七条 备案\n\n经审批的使用计划，由财务部报董事会备案。\n")
+
+
+def test_each_act_asked_with_who_must_be_answered(kb_of):
+    # 由谁审批、向谁备案: a sentence that names who approves says nothing of the filing
+    kb = kb_of({"某某公司专项资金管理办法.md": FUND})
+    q = kb.orchestrator.analyzer.run("某某公司的专项资金使用计划由谁审批、向谁备案？")
+    assert q.constraints["who_acts"] == ["审批", "备案"]
+    q = kb.orchestrator.analyzer.run("专项资金的使用计划由谁拟订、经谁审核，最后由谁审批？")
+    assert q.constraints["who_acts"] == ["拟订", "审核", "审批"]
+    assert kb.orchestrator.analyzer.run("专项资金由谁审批？").constraints.get("who_acts") is None  # one act
+
+
+def test_an_answer_that_leaves_an_act_asked_with_who_unsaid_is_refused(kb_of):
+    # 由谁拟订、报谁审批 answered by the drafting clause alone (…由财务部拟订) would leave 审批 unsaid
+    doc = "# 某某公司专项资金管理办法\n\n## 第六条 审批\n\n专项资金的使用计划由财务部拟订。\n"
+    a = kb_of({"某某公司专项资金管理办法.md": doc}).ask("某某公司专项资金的使用计划由谁拟订、报谁审批？")
+    assert a.status == "not_found"
+    assert "拒答：问题问了2个「谁」，strategy:cloze 的答案没有说到「审批」" in a.reasoning, a.reasoning
