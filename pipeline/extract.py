@@ -1663,7 +1663,9 @@ def _defines(query: Query, sent: str) -> bool:
         last = max(m.start() for m in CUES.rx("definition.says").finditer(sent))
         return len(term) < 2 or term in sent[:max(last, says.start())] or last == 0
     opening = re.sub(r"^[^\w\u4e00-\u9fff]+", "", CUES.rx("definition.term_marks").sub("", sent))
-    return any(len(t) >= 2 and opening.startswith(t) for t in (query.entities or []) + list(query.terms))
+    label = CUES.rx("definition.label_rest")
+    return any(len(t) >= 2 and opening.startswith(t) and (not opening[len(t):] or label.match(opening[len(t):]))
+               for t in (query.entities or []) + list(query.terms))
 
 
 def _column_header(header: list[str], j: int) -> str:

@@ -20,3 +20,14 @@ def test_an_enumeration_inside_a_sentence_answers_a_list_question(kb_of):
     assert a.value == {"kind": "list", "items": ["语音", "大字", "盲文"]}  # the setting's 银行、医院 is no answer
     b = kb.ask("分支机构的登记事项包括哪些？")
     assert b.value == {"kind": "list", "items": ["名称", "营业场所", "负责人", "经营范围"]}
+
+
+def test_a_rule_that_opens_with_the_term_is_not_its_definition(kb_of):
+    # 厨余物应当…: a line that opens with the asked term but goes on with a modal states a duty, not a meaning;
+    # 厨余物：… (the term as a label) does define it
+    rule = "# 某市生活废弃物管理规定\n\n第十条 厨余物应当由专门车辆每日清运。\n"
+    a = kb_of({"规定.md": rule}).ask("某市生活废弃物管理规定里说的厨余物具体指什么？")
+    assert a.status == "not_found", a.answer
+    label = "# 某市生活废弃物管理规定\n\n第三条 厨余物：家庭和单位食堂产生的易腐废弃物。\n"
+    b = kb_of({"规定.md": label}).ask("某市生活废弃物管理规定里说的厨余物具体指什么？")
+    assert (b.status, b.evidence[0].text) == ("answered", "厨余物：家庭和单位食堂产生的易腐废弃物。"), b.reasoning
