@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+from functools import lru_cache
 import threading
 import time
 from collections import OrderedDict
@@ -1020,9 +1021,7 @@ def _other_party(question: str, evidence: str) -> Optional[tuple[str, str]]:
     (rules/pipeline_cues.yaml contract.parties), in a clause that tells its situation (乙方若延误工期，…), and the
     evidence's condition (…的，) names another side of that relation and not the question's; else None."""
     table = cues.table("contract.parties")
-    rx = _PARTIES.get("rx")
-    if rx is None:
-        rx = _PARTIES["rx"] = re.compile("|".join(map(re.escape, sorted(table, key=len, reverse=True))))
+    rx = _party_rx(tuple(table))
     cond = re.match(r"[^。；;]*?的[，,]", evidence)
     if not cond:
         return None
@@ -1038,7 +1037,10 @@ def _other_party(question: str, evidence: str) -> Optional[tuple[str, str]]:
     return None
 
 
-_PARTIES: dict[str, Any] = {}
+@lru_cache(maxsize=4)
+def _party_rx(parties: tuple[str, ...]) -> "re.Pattern[str]":
+    """The contract parties as one pattern, longest first (被许可方 before 许可方)."""
+    return re.compile("|".join(map(re.escape, sorted(parties, key=len, reverse=True))))
 
 
 def _figures(text: str) -> set[str]:
