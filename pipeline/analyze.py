@@ -205,9 +205,6 @@ class QueryAnalyzer:
         if len({(k.kind if k else None) for k in joined}) > 1:
             # 多少钱、多大比例: two kinds of value, so one figure answers one ask; the units each kind's answer carries
             q.constraints["asks_joined"] = [list(k.units) for k in joined if k is not None and k.units]
-        elif len(joined) > 1 and all(k is not None and k.units for k in joined):
-            # 病假最多多少天、事假最多多少天: asks of one kind, answered by a sentence that holds a figure for each
-            q.constraints["asks_joined"] = [list(k.units) for k in joined if k is not None]
         if asked:
             q.constraints["asked_clause"] = asked
         q.qtype, rule_id = self.qtype(question, asked)
@@ -229,13 +226,14 @@ class QueryAnalyzer:
 
         # documents named in the question: 《…》 or a known title / short name
         doc_ids, named, by_run, of_name = self._doc_hints(question)
-        spans = [[i, i + len(n), of_name.get(n, doc_ids)] for n in dict.fromkeys(named) if (i := question.find(n)) >= 0]
         # a run of a title (那份相互保密协定) names the document but stays in the question's terms: its words
         # are what the asker calls the subject (安全生产许可证 of 安全生产许可证条例)
         removed = [] if by_run else named
         if doc_ids:
             q.constraints["doc_ids"] = doc_ids
-            q.constraints["doc_spans"] = sorted(spans)  # where each name stands: [start, end, the doc ids it names]
+            # where each name stands: [start, end, the doc ids it names] (a comparison across documents splits by them)
+            q.constraints["doc_spans"] = sorted([i, i + len(n), of_name.get(n, doc_ids)]
+                                                for n in dict.fromkeys(named) if (i := question.find(n)) >= 0)
             q.doc_hint = named[0]
             q.reasons.append("文档限定：" + "、".join(dict.fromkeys(named)))
         places = jurisdiction(self.store, place_suffixes(self.rules)).named(question)

@@ -15,7 +15,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import regex
 
@@ -1355,16 +1355,15 @@ class Extractor:
             return self._code_of_meaning(query, anchor)
         return None
 
-    def _code_list(self, anchor: Anchor, numeric: bool = True) -> list[tuple[Block, Sentence]]:
+    def _code_list(self, anchor: Anchor, numeric: bool = True) -> Iterator[tuple[Block, Sentence]]:
         """Where a code's entry is read: the anchor's sentence, then (for a numeric code, which names one entry of a
-        list: 错误码如下： …Failed = 30603, //…) the blocks that follow it in the document."""
+        list: 错误码如下： …Failed = 30603, //…) the blocks that follow it in the document, read only when asked for."""
         blk = anchor.candidate.block
-        texts: list[tuple[Block, Sentence]] = [(blk, anchor.sentence)]
+        yield blk, anchor.sentence
         if numeric:
-            texts += [(b, Sentence(b.text, 0, len(b.text)))
-                      for b in self.store.doc_blocks(blk.doc_id, blk.order + 1, blk.order + 1 + CODE_LIST_WINDOW)
-                      if b.type != "heading"]
-        return texts
+            for b in self.store.doc_blocks(blk.doc_id, blk.order + 1, blk.order + 1 + CODE_LIST_WINDOW):
+                if b.type != "heading":
+                    yield b, Sentence(b.text, 0, len(b.text))
 
     def _code_of_meaning(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """The code whose meaning the question describes (密码错误锁定对应的返回码 / …Locked = 4012,
@@ -1818,8 +1817,8 @@ def _asked_clause(query: Query, sent: str, act: str = "") -> str:
 
 def _excepted(query: Query, sent: str, clause: str) -> str:
     """The case a provision leaves out of its modal (除寒暑假外，不得…) when the question speaks of it, else "": the
-    exception stands before the deciding clause's modal, and a word of the question (not the asked act's own) is in
-    it."""
+    exception does not stand after the deciding clause, and a word of the question is in it and not in the rest of
+    the sentence (so not the asked act itself)."""
     at = sent.find(clause)
     for m in CUES.rx("yesno.exception").finditer(sent):
         if at >= 0 and m.start() > at + len(clause):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import re
-from functools import lru_cache
 import threading
 import time
 from collections import OrderedDict
@@ -225,9 +224,10 @@ class Orchestrator:
             answer = self.sources.navigation(query, self.prefilter.run(query), nav)
             timings["prefilter"] = _ms(t)
         elif (query.qtype == "compare" and len(query.constraints.get("doc_ids") or []) >= 2) or self._across(query):
-            found_list, stage_t = self._compare(query, trace_obj)
+            across = query.qtype != "compare"  # two instruments each asked for a value, not versions of one
+            found_list, stage_t = self._compare(query, trace_obj, across)
             timings.update(stage_t)
-            answer = self._compare_answer(query, found_list)
+            answer = self._compare_answer(query, found_list, across)
         elif (parted := self._multipart(query, collection, trace_obj, timings)) is not None:
             answer = parted  # 由哪个部门负责？这个部门…几个人？: each ask answered in turn
         else:
@@ -410,7 +410,7 @@ class Orchestrator:
         if elsewhere and not found.exact:
             why = f"{found.method} 的证据出自{'、'.join(elsewhere)}的文件，问题问的是{'、'.join(places)}"
             found.refused = "place"
-        elif (party := _other_party(query.text, ev_text)) and not found.exact:
+        elif not found.exact and (party := _other_party(query.text, ev_text)):
             # 乙方延误工期的… answered by 甲方拖欠工程款的，…: the provision's condition is about the other side
             why = f"{found.method} 的条文条件说的是{party[1]}，问题问的是{party[0]}"
             found.refused = "party"
@@ -799,8 +799,8 @@ class Orchestrator:
         return {d: {t for t in query.weights if t not in segs[d] and any(t in segs[o] for o in segs if o != d)}
                 for d in segs}
 
-    def _compare(self, query: Query, trace_obj: dict):
-        across = self._across(query)
+    def _compare(self, query: Query, trace_obj: dict, across: bool = False):
+        """Each version (or, ``across``, each of two named instruments) answers the question for itself."""
         sub = Query(**{**query.__dict__})
         sub.qtype = query.qtype if across else self._sub_type(query.text)
         sub.text = _COMPARE_EACH.sub("", query.text)  # each version's question asks for one value
@@ -851,8 +851,7 @@ class Orchestrator:
                 return ak.qtype
         return "open" if qt == "compare" else qt
 
-    def _compare_answer(self, query: Query, found_list) -> Answer:
-        across = self._across(query)
+    def _compare_answer(self, query: Query, found_list, across: bool = False) -> Answer:
         kind = f"{TYPE_NAMES.get(query.qtype, query.qtype)}（跨文件对比）" if across else TYPE_NAMES["compare"]
         parts, evidence, reasons = [], [], [f"问题类型：{kind}"] + query.reasons[1:]
         for d, found in found_list:
@@ -1020,27 +1019,25 @@ def _other_party(question: str, evidence: str) -> Optional[tuple[str, str]]:
     """(the question's party, the evidence's) when the question speaks of one side of a contract relation only
     (rules/pipeline_cues.yaml contract.parties), in a clause that tells its situation (乙方若延误工期，…), and the
     evidence's condition (…的，) names another side of that relation and not the question's; else None."""
-    table = cues.table("contract.parties")
-    rx = _party_rx(tuple(table))
-    cond = re.match(r"[^。；;]*?的[，,]", evidence)
+    clauses = [c for c in _QUESTION_CLAUSE.split(question) if c.strip()]
+    situation = set(_PARTY.findall("，".join(clauses[:-1])))  # the clauses before the one that asks
+    cond = _CONDITION_CLAUSE.match(evidence) if situation else None
     if not cond:
         return None
-    clauses = [c for c in re.split(r"[，,；;？?]", question) if c.strip()]
-    situation = set(rx.findall("，".join(clauses[:-1])))  # the clauses before the one that asks
-    asked = set(rx.findall(question))
-    said = set(rx.findall(cond.group(0)))
-    for fam in {table[p] for p in situation}:
-        mine = [p for p in asked if table[p] == fam]
-        theirs = [p for p in said if table[p] == fam]
+    asked = set(_PARTY.findall(question))
+    said = set(_PARTY.findall(cond.group(0)))
+    for fam in {_PARTY_OF[p] for p in situation}:
+        mine = [p for p in asked if _PARTY_OF[p] == fam]
+        theirs = [p for p in said if _PARTY_OF[p] == fam]
         if len(mine) == 1 and theirs and mine[0] not in theirs:
             return mine[0], theirs[0]
     return None
 
 
-@lru_cache(maxsize=4)
-def _party_rx(parties: tuple[str, ...]) -> "re.Pattern[str]":
-    """The contract parties as one pattern, longest first (被许可方 before 许可方)."""
-    return re.compile("|".join(map(re.escape, sorted(parties, key=len, reverse=True))))
+_PARTY_OF = {str(k): str(v) for k, v in cues.table("contract.parties").items()}  # party -> its relation
+_PARTY = re.compile("|".join(map(re.escape, sorted(_PARTY_OF, key=len, reverse=True))))  # 被许可方 before 许可方
+_QUESTION_CLAUSE = re.compile(r"[，,；;？?]")
+_CONDITION_CLAUSE = re.compile(r"[^。；;]*?的[，,]")  # a provision's opening condition (甲方拖欠工程款的，)
 
 
 def _figures(text: str) -> set[str]:
