@@ -108,6 +108,10 @@ SCOPES = {  # the store each set is scored against: its scope folders (distracto
     "s86": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
     "s87": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
     "s88": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s89": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s90": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s91": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s92": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
 }
 
 
