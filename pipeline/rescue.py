@@ -9,6 +9,7 @@ them; the weights are learnt (scripts/train_gate.py) and ship as data.
 from __future__ import annotations
 
 import math
+from difflib import SequenceMatcher
 from typing import Any, Optional, Sequence
 
 from .config import shipped_dir
@@ -57,6 +58,45 @@ def e5_margin(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor], si
     return round(sim - max(cosine(cache, query.text, a.sentence.text) for a in others), 4)
 
 
+ANSWER_FEATURES = ("answer_coverage", "answer_chars", "reading", "copy_run", "same_unit_figures")
+COPY_RUN = 12  # copy_run's scale: a run of this many characters or more copied from the question
+
+
+def _longest_run(a: str, b: str) -> int:
+    """The length of the longest run of characters ``a`` and ``b`` share (difflib's longest matching block, no
+    junk heuristic: about 0.05 ms for a question against 400 characters)."""
+    return SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b)).size
+
+
+def answer_features(query: Query, found: Any, ev_text: str) -> dict[str, float]:
+    """Features of the answer itself, not of the provision around it:
+
+    - answer_coverage: the share of the question's term weight the answer's own text holds (the clause the value
+      was read from: a value in a clause that names none of the asked words is often another provision's);
+    - answer_chars: how long the answer is for each value it gives (a typed value's clause against a quoted
+      provision; a list's length over its items, so a tier list of three clauses reads as one clause), 0-1 over 200;
+    - reading: a yes/no reading's polarity (1 yes, 0 no, 0.5 not a yes/no reading);
+    - copy_run: the longest run of characters the question shares with the evidence, over COPY_RUN (a question
+      in the document's own words against one in the asker's);
+    - same_unit_figures: how many other figures in the value's unit the evidence holds (0-3, over 3): the more
+      there are, the more a template may have picked the wrong tier or item."""
+    answer = found.answer or ""
+    total = sum(query.weights.values())
+    held = sum(w for t, w in query.weights.items() if _holds(query, t, answer))
+    v = found.value or {}
+    reading = (1.0 if v.get("value") else 0.0) if v.get("kind") == "boolean" else 0.5
+    q = "".join(ch for ch in query.text if ch.isalnum())
+    e = "".join(ch for ch in ev_text if ch.isalnum())[:400]
+    unit, number = v.get("unit"), v.get("number", v.get("min"))
+    others = {q_["number"] for q_ in find_quantities(ev_text)
+              if unit and q_["unit"] == canonical_unit(str(unit)) and q_["number"] != number} if number is not None else set()
+    return {"answer_coverage": round(held / total, 4) if total > 0 else 0.0,
+            "answer_chars": round(min(len(answer) / max(1, len(v.get("items") or ())), 200) / 200.0, 4),
+            "reading": reading,
+            "copy_run": round(min(_longest_run(q, e), COPY_RUN) / COPY_RUN, 4),
+            "same_unit_figures": round(min(len(others), 3) / 3.0, 4)}
+
+
 def rival_figure(found: Any, anchors: Sequence[Anchor]) -> float:
     """1.0 when a sentence stage 2 put ahead of ``found``'s anchor holds another figure in the unit of ``found``'s
     value (a rival answer: the anchor's lower rank then counts against it), 0.0 when none does (a heading or a
@@ -95,6 +135,8 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
     gate = getattr(orch, "gate_model", None)
     if gate is None or "rival_figure" in gate.model.names:  # the shipped gate does not read it: not on its path
         feats["rival_figure"] = rival_figure(found, anchors)
+    if gate is None or any(n in gate.model.names for n in ANSWER_FEATURES):
+        feats.update(answer_features(query, found, ev_text))
     feats["extraction_score"] = round(min(float(found.score), 4.0) / 4.0, 4)
     feats["multi_ask"] = 1.0 if (query.constraints.get("asks") or 1) > 1 else 0.0
     # where the evidence block stood in the lexicon's order before e5's re-ranking (0 first, 1 at 60 or

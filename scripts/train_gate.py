@@ -197,6 +197,7 @@ def main() -> int:
     ap.add_argument("--model", choices=["trees", "logistic"], default="trees")
     ap.add_argument("--folds", choices=["document", "set"], default="document",
                     help="held out: ten folds of documents (default), or one set at a time")
+    ap.add_argument("--drop", default="", help="features left out (comma-separated), to measure what one adds")
     args = ap.parse_args()
     if args.rows:
         files = [Path(f) for f in args.rows.split(",")]
@@ -209,7 +210,8 @@ def main() -> int:
         for g in r["gates"]:
             g["features"] = clip(g["features"]) if g["features"] else None
     decided = [g for r in rows for g in entries(r) if modelled(g)]
-    names = [n for n in decided[0]["features"] if n not in UNUSED and n in FEATURES]
+    names = [n for n in decided[0]["features"] if n not in UNUSED and n in FEATURES
+             and n not in args.drop.split(",")]
     x_all = np.array([[g["features"][n] for n in names] for g in decided])
     y_all = np.array([g["right"] for g in decided], dtype=float)
     fold = folds(rows, args.folds)

@@ -230,3 +230,25 @@ def test_a_rival_figure_is_one_in_the_answers_unit_in_a_sentence_ranked_ahead():
     assert rival_figure(found, [heading, own, behind]) == 0.0
     text = NS(value={"kind": "text", "text": "出租人"}, anchor=own, evidence=[(None, own.sentence, "", "")])
     assert rival_figure(text, [other, own]) == 0.5
+
+
+def test_the_answers_own_features_polarity_length_and_the_run_copied_from_the_question():
+    from types import SimpleNamespace as NS
+    from pipeline.rescue import COPY_RUN, answer_features
+    from pipeline.types import Query
+
+    q = Query(text="押金最多能收几个月的租金？", weights={"押金": 1.0, "租金": 1.0}, expansions={})
+    ev = "押金不得超过两个月租金，租期不满一年的，押金不得超过一个月租金。"
+    two = NS(value={"kind": "duration", "number": 2, "unit": "月"}, answer="押金不得超过两个月租金")
+    f = answer_features(q, two, ev)
+    assert f["reading"] == 0.5  # not a yes/no reading
+    assert f["answer_chars"] == round(len(two.answer) / 200, 4)
+    assert f["copy_run"] == round(2 / COPY_RUN, 4)  # 押金 / 个月 / 租金: two characters at most
+    assert f["answer_coverage"] == 1.0
+    assert f["same_unit_figures"] == round(1 / 3, 4)  # 一个月 is another figure in months
+    no = NS(value={"kind": "boolean", "value": False}, answer="否。依据：" + ev)
+    assert answer_features(q, no, ev)["reading"] == 0.0
+    yes = NS(value={"kind": "boolean", "value": True}, answer="是。依据：" + ev)
+    assert answer_features(q, yes, ev)["reading"] == 1.0
+    copied = Query(text="押金不得超过两个月租金吗？", weights={"押金": 1.0}, expansions={})
+    assert answer_features(copied, yes, ev)["copy_run"] == round(11 / COPY_RUN, 4)  # 押金不得超过两个月租金
