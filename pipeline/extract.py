@@ -818,6 +818,9 @@ class Extractor:
         until = CUES.rx("ask.until").search(query.constraints.get("asked_clause") or query.text) is not None
         calendar = [m.span() for m in CUES.rx("date.calendar").finditer(sent)]
         templates = self.templates()
+        # a revision table's row in one sentence (修订前：…二十日…；修订后：…三十日…): the old column's figures are no
+        # longer in force, unless the question asks about the text before the change
+        revised = revision_labels(sent) if not asks_old_text(query.text) else []
         asked = {t.id for t in templates if t.asked_in(query.text)}
         # the types an `exclusive` template asked in its form keeps for itself (多久…一次: duration → 每季度)
         kept = {x for t in templates if t.exclusive and t.id in asked for x in t.types}
@@ -832,6 +835,8 @@ class Extractor:
                 bare_ok = not value.get("unit") and not multipart and _focus_just_before(query, sent, span)
                 # a template that serves only its own question form (什么时段 → 8时至18时) has had its unit asked
                 if not t.only_asked and not _unit_ok(query, value, bare_ok=bare_ok):
+                    continue
+                if revised and revision_column(revised, span[0]) == "old":
                     continue
                 if value.get("kind") in ("duration", "number", "money", "count") and \
                         ordinal.search(sent, max(0, span[0] - 1), span[0]):
@@ -1772,6 +1777,28 @@ def _asked_head(query: Query, asked: str) -> str:
     terms = [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and t in asked]
     terms = [t for t in terms if not any(t != u and t in u for u in terms)]
     return max(terms, key=lambda t: (asked.rfind(t) + len(t), len(t)), default="")
+
+
+def revision_labels(text: str, end: Optional[int] = None) -> list[tuple[int, str]]:
+    """The column labels of a revision table (rules/extract_cues.yaml revision.old_cell / revision.new_cell) in
+    ``text`` up to ``end``, as (position, "old" | "new") in order; [] unless ``text`` holds a label of each (a
+    修订对照表 row), so a lone 原文： is no column."""
+    old, new = CUES.rx("revision.old_cell"), CUES.rx("revision.new_cell")
+    if not new.search(text) or not old.search(text):
+        return []
+    stop = len(text) if end is None else end
+    return sorted([(m.start(), "old") for m in old.finditer(text, 0, stop)] +
+                  [(m.start(), "new") for m in new.finditer(text, 0, stop)])
+
+
+def revision_column(labels: list[tuple[int, str]], at: int) -> str:
+    """The column ("old", "new", "" before any label) that position ``at`` stands in, by the last label before it."""
+    return next((kind for pos, kind in reversed(labels) if pos <= at), "")
+
+
+def asks_old_text(question: str) -> bool:
+    """The question asks about the text before a change (修改前, 原来, 新旧…): revision.asks_old."""
+    return bool(CUES.rx("revision.asks_old").search(question))
 
 
 def _holds(query: Query, term: str, text: str) -> bool:

@@ -19,7 +19,8 @@ from .anchors import coverage, lexical_anchors
 from .embed import VectorCache, VectorTable, annotate_similarity, shared_e5
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
-from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, condition_match, phrase_bonus, render_value
+from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, asks_old_text, condition_match, phrase_bonus, \
+    render_value, revision_column, revision_labels
 from .numbers import canonical_unit, find_quantities, grounded, norm_for_match
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
@@ -414,6 +415,11 @@ class Orchestrator:
             # 乙方延误工期的… answered by 甲方拖欠工程款的，…: the provision's condition is about the other side
             why = f"{found.method} 的条文条件说的是{party[1]}，问题问的是{party[0]}"
             found.refused = "party"
+        elif not found.exact and _old_cell(query.text, found.anchor.candidate.block.text, found.anchor.sentence,
+                                               found.value):
+            # 序号：33；修订前：第五十一条…；修订后：… : the column before the change is no longer in force
+            why = f"{found.method} 的证据出自修订对照表「修订前」一栏，问题问的不是修订前的规定"
+            found.refused = "revised"
         elif missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             found.refused = "identifier" if any(i in missing for i in idents) else "document" if other_doc else "named"
@@ -1038,6 +1044,26 @@ _PARTY_OF = {str(k): str(v) for k, v in cues.table("contract.parties").items()} 
 _PARTY = re.compile("|".join(map(re.escape, sorted(_PARTY_OF, key=len, reverse=True))))  # 被许可方 before 许可方
 _QUESTION_CLAUSE = re.compile(r"[，,；;？?]")
 _CONDITION_CLAUSE = re.compile(r"[^。；;]*?的[，,]")  # a provision's opening condition (甲方拖欠工程款的，)
+
+
+def _old_cell(question: str, block_text: str, sent: Sentence, value: Optional[dict] = None) -> bool:
+    """True when what was read from ``sent`` stands in a revision table's column before the change (the last
+    column label before it, in a block that holds labels of both columns: pipeline.extract.revision_labels) and
+    the question does not ask about the text before the change. Where the value is a figure, its places in the
+    sentence decide (every one must be in the old column); else the sentence's end, if the sentence holds no
+    label of the column after the change."""
+    if "前" not in block_text and "原" not in block_text and "现行" not in block_text:
+        return False
+    labels = revision_labels(block_text, sent.end)
+    if not labels or asks_old_text(question):
+        return False
+    number = (value or {}).get("number", (value or {}).get("min"))
+    places = [sent.start + q["start"] for q in find_quantities(sent.text)
+              if number is not None and q["number"] == number]
+    if places:
+        return all(revision_column(labels, at) == "old" for at in places)
+    return not any(kind == "new" for pos, kind in labels if pos >= sent.start) and \
+        revision_column(labels, sent.end - 1) == "old"
 
 
 def _figures(text: str) -> set[str]:

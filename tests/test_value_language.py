@@ -288,3 +288,31 @@ def test_an_answer_that_leaves_an_act_asked_with_who_unsaid_is_refused(kb_of):
     a = kb_of({"某某公司专项资金管理办法.md": doc}).ask("某某公司专项资金的使用计划由谁拟订、报谁审批？")
     assert a.status == "not_found"
     assert "拒答：问题问了2个「谁」，strategy:cloze 的答案没有说到「审批」" in a.reasoning, a.reasoning
+
+
+REVISION = ("# 某某公司章程修订对照表\n\n"
+            "| 序号 | 修订前 | 修订后 |\n|---|---|---|\n"
+            "| 1 | 第九条 年度股东会应当于会议召开二十日前以书面方式通知全体股东。 | "
+            "第九条 年度股东会应当于会议召开三十日前以书面方式通知全体股东。 |\n"
+            "| 2 | 第十条 临时股东会应当于会议召开十日前通知全体股东。 | 第十条 临时股东会应当于会议召开十五日前通知全体股东。 |\n")
+
+
+def test_a_revision_tables_old_column_answers_only_a_question_about_the_old_text(kb_of):
+    # 修订前 | 修订后: the text before the change is no longer in force; its figure answers only 修改前…
+    kb = kb_of({"某某公司章程修订对照表.md": REVISION})
+    a = kb.ask("某某公司开年度股东会，要提前多少天书面通知股东？")
+    assert a.status == "answered" and a.value == {"kind": "duration", "number": 30, "unit": "日"}, (a.answer, a.reasoning)
+    b = kb.ask("某某公司章程修改前，年度股东会要提前多少天书面通知股东？")
+    assert b.value == {"kind": "duration", "number": 20, "unit": "日"}, (b.answer, b.reasoning)
+
+
+def test_the_column_of_a_figure_is_the_last_label_before_it():
+    from pipeline.orchestrator import _old_cell
+    from pipeline.types import Sentence
+    row = "序号：3；修订前：负债率超过60%的担保须经股东会审议；修订后：负债率超过70%的担保须经股东会审议。"
+    whole = Sentence(row, 0, len(row))
+    assert _old_cell("负债率超过多少的担保要上股东会？", row, whole, {"kind": "number", "number": 60, "unit": "%"})
+    assert not _old_cell("负债率超过多少的担保要上股东会？", row, whole, {"kind": "number", "number": 70, "unit": "%"})
+    assert not _old_cell("修订前负债率超过多少的担保要上股东会？", row, whole, {"kind": "number", "number": 60, "unit": "%"})
+    plain = "负债率超过60%的担保须经股东会审议。原文：见附件。"  # no column after the change: no revision table
+    assert not _old_cell("负债率超过多少？", plain, Sentence(plain, 0, len(plain)), {"kind": "number", "number": 60, "unit": "%"})
