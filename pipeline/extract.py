@@ -1025,6 +1025,9 @@ class Extractor:
             found.value = {**found.value, "value": yes}
             found.answer = _yesno_word(yes) + found.answer[len(_yesno_word(not yes)):]
             found.reasons.append("问题问的是是否禁止：条文禁止即为「是」，允许即为「否」")
+        elif found is not None and found.method.endswith((".modal", ".near", ".item")) and \
+                CUES.rx("yesno.asked_negation").search(query.text):
+            found = _asked_negation(query, found)
         return found
 
     def _yesno_reading(self, query: Query, anchor: Anchor) -> Optional[Found]:
@@ -1992,6 +1995,32 @@ def _slot_verdict(query: Query, sent: str) -> Optional[tuple[bool, str, str]]:
     said = best[1]
     same = asked in said or said in asked or any(x in said for x in query.expansions.get(asked, []))
     return same, asked, said
+
+
+def _asked_negation(query: Query, found: Found) -> Optional[Found]:
+    """A yes/no question that asks whether the act may be left undone (可以不…吗), read in the clause of the provision
+    that names the act (the heaviest question word just after the negation), then in the whole sentence: a clause that
+    says the act goes on (不停止执行) or requires it (应当, 必须, 仍负有…) answers no; one that forbids it yes; one that
+    only permits it answers neither (None)."""
+    sent = found.evidence[0][1].text if found.evidence else found.anchor.sentence.text
+    m = CUES.rx("yesno.asked_negation").search(query.text)
+    after = query.text[m.end():m.end() + 8] if m else ""  # the act left undone: the heaviest word just after 不
+    act = max((t for t in query.weights if t in after), key=lambda t: query.weights[t], default="")
+    clause = next((c for c in re.split(r"[，,；;。]", sent) if act and _holds(query, act, c)), sent)
+    for text in dict.fromkeys((clause, sent)):  # the act's own clause decides first, then the whole sentence
+        if CUES.rx("yesno.continues").search(text) or CUES.rx("modal.obligation").search(text):
+            yes, why = False, "问题问的是能否不做：条文要求去做（或不停止），即为「否」"
+            break
+        if polarity_of(text) is False:
+            yes, why = True, "问题问的是能否不做：条文禁止去做，即为「是」"
+            break
+    else:
+        return None
+    was = found.value["value"]
+    found.value = {**found.value, "value": yes}
+    found.answer = _yesno_word(yes) + found.answer[len(_yesno_word(was)):]
+    found.reasons.append(why)
+    return found
 
 
 def _yesno_word(yes: bool) -> str:

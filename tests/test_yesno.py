@@ -196,3 +196,21 @@ def test_a_case_the_provision_leaves_out_gets_the_opposite_of_its_modal(kb_of):
     # a working day is not the case left out: the prohibition holds
     weekday = _yesno_reading(kb.ask("平常的工作日，网吧能接纳未成年人吗？", trace=True))
     assert weekday and weekday["answer"].startswith("否。"), weekday
+
+
+def test_asked_whether_an_act_may_be_left_undone(kb_of):
+    # 可以先不执行吗 / 就可以不再保密了吗: a provision that says the act goes on or requires it answers no
+    kb = kb_of({"某市行政执法监督规定.md": "# 某市行政执法监督规定\n\n第二十条 复查期间，行政执法监督处理决定不停止执行。\n",
+                "某某公司保密协议.md": "# 某某公司保密协议\n\n第五条 本协议终止后，双方仍负有保密义务，不得向第三方披露对方的商业秘密。\n"})
+    a = kb.ask("对行政执法监督处理决定申请复查后，复查期间这个处理决定可以先不执行吗？")
+    assert (a.status, a.value) == ("answered", {"kind": "boolean", "value": False}), a.reasoning
+    assert any("问题问的是能否不做" in r for r in a.reasoning), a.reasoning
+    b = kb.ask("某某公司保密协议终止以后，双方就可以不再保密了吗？")
+    assert (b.status, b.value) == ("answered", {"kind": "boolean", "value": False}), b.reasoning
+
+
+def test_the_asked_negation_cue():
+    from pipeline.extract import CUES
+    rx = CUES.rx("yesno.asked_negation")
+    assert rx.search("能不能不交房产税？") and rx.search("可以先不执行吗？")
+    assert not rx.search("能不能申请复查？") and not rx.search("可不可以转让？")
