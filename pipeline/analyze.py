@@ -40,7 +40,11 @@ register_schema("collection_route", {
 register_schema("synonyms", {
     "user": Field((list,), True, "words users say, e.g. [辞退, 开除]"),
     "doc": Field((list,), True, "words the documents use, e.g. [解除劳动合同]"),
-})
+    "weight": Field((float, int), False, "how much a document word counts for the user's word in the coverage of "
+                                          "the question (0-1; default the file's `weight`): 1 where it says exactly "
+                                          "the same (生效 / 施行)"),
+}, check=lambda r: None if "weight" not in r or 0 < float(r["weight"]) <= 1
+    else f"weight must be in (0, 1], got {r['weight']!r}")
 
 QTYPES = ("count", "number", "money", "duration", "date", "yesno", "list", "condition", "exception",
           "definition", "who", "procedure", "compare", "open")
@@ -68,6 +72,7 @@ _TIME_ATTRS = cues.words("question.time_attributes")
 _ASKING = re.compile(cues.pattern("question.asking_clause"))
 # 什么故障 / 哪个部门 / 哪些情形: the noun names the kind of thing asked for, which the answer need not repeat
 _CATEGORY = re.compile(cues.pattern("question.category_noun"))
+_KIND_NOUN = re.compile(cues.pattern("question.kind_noun"))  # 开工日期定在哪一天: 日期 names the kind of value only
 CATEGORY_WEIGHT = 0.3
 _TWO_HAN = re.compile(r"[\u4e00-\u9fff]{2}")
 FRAGMENT_DF = 3  # a word outside the dictionary, not a name, in at most this many blocks: a jieba fragment
@@ -116,7 +121,7 @@ class QueryAnalyzer:
         self._lock = threading.Lock()
         self._compiled_version = -1
         self._qtypes: list[tuple[dict, Any]] = []
-        self._synonyms: list[tuple[list[str], list[str]]] = []
+        self._synonyms: list[tuple[list[str], list[str], Optional[float]]] = []
         self._core_verbs: set[str] = set()
         self._syn_weight = 0.6
         self._frame: frozenset[str] = frozenset()
@@ -131,7 +136,8 @@ class QueryAnalyzer:
             if self._compiled_version != self.rules.version:
                 qt = sorted(self.rules.get("question_type"), key=lambda r: -r["priority"])
                 self._qtypes = [(r, regex.compile(r["regex"])) for r in qt]
-                self._synonyms = [([str(w) for w in r["user"]], [str(w) for w in r["doc"]])
+                self._synonyms = [([str(w) for w in r["user"]], [str(w) for w in r["doc"]],
+                                   float(r["weight"]) if r.get("weight") is not None else None)
                                   for r in self.rules.get("synonyms")]
                 self._syn_weight = float(self.rules.settings("synonyms").get("weight", 0.6))
                 self._frame = frozenset(str(w) for w in self.rules.settings("question_type").get(FRAME_WORDS_SETTING) or ())
@@ -298,7 +304,10 @@ class QueryAnalyzer:
             if e not in terms:
                 terms.append(e)
         q.terms = terms
-        q.expansions = self._expand(question, terms)
+        own_weights: dict[str, float] = {}
+        q.expansions = self._expand(question, terms, own_weights)
+        if own_weights:  # entries that weigh their document words themselves (生效 / 施行: the same thing)
+            q.constraints["synonym_term_weight"] = own_weights
         for user in q.expansions:  # a dictionary word jieba split (年假 → 年 / 假) is still a term
             if user not in terms and len(user) >= 2 and not any(user in t for t in terms) \
                     and not _ASKING.search(user) and user not in frame:
@@ -319,6 +328,9 @@ class QueryAnalyzer:
             cat = next((t for t in q.weights if m.group(1).startswith(t) and t not in q.entities), None)
             if cat:  # the coverage bar counts it at CATEGORY_WEIGHT; selection still uses it fully
                 q.constraints.setdefault("asked_category", []).append(cat)
+        for m in _KIND_NOUN.finditer(question):  # 开工日期定在哪一天: 日期 only names the kind of value asked for
+            if m.group(1) in q.weights and m.group(1) not in q.entities:  # the coverage bar leaves it out
+                q.constraints.setdefault("asked_kind_noun", []).append(m.group(1))
         # zentra水泵 / XX系统: the class noun right after a named product is covered by that product's documents
         for name in ([q.doc_hint] if q.doc_hint and not _BOOK.search(question) else []):
             i = question.find(name)
@@ -439,9 +451,11 @@ class QueryAnalyzer:
             out[t] = round((min(idf, 8.0) / 4.0 + 0.25) * _pos_factor(t, self._core_verbs), 3)
         return out, df
 
-    def _expand(self, question: str, terms: list[str]) -> dict[str, list[str]]:
+    def _expand(self, question: str, terms: list[str], weights: Optional[dict[str, float]] = None) -> dict[str, list[str]]:
+        """Question term -> the document words its synonym entries give; ``weights`` (when given) collects the terms
+        whose entry sets a weight of its own (the lowest, where several entries give the same term)."""
         out: dict[str, list[str]] = {}
-        for users, docs in self._synonyms:
+        for users, docs, own in self._synonyms:
             for u in users:  # every user word of the entry that occurs (电脑 and 服务器 both → 电子设备)
                 if u in question and not any(u in v and u != v for v in users if v in question):
                     extra = [d for d in docs if d != u]
@@ -452,6 +466,8 @@ class QueryAnalyzer:
                     if extra:
                         out.setdefault(key, [])
                         out[key] += [d for d in extra if d not in out[key]]
+                        if weights is not None and own is not None:
+                            weights[key] = min(own, weights.get(key, own))
         return out
 
 
@@ -549,7 +565,18 @@ def doc_names(title: str, source: str) -> list[str]:
     # 刑法修正案（八） is also written 刑法修正案八; a document number (沪房规范〔2021〕6号) names its document
     names += [_NUMERAL_IN_BRACKETS.sub(r"\1", n) for n in names if _NUMERAL_IN_BRACKETS.search(n)]
     names += _DOC_NUMBER.findall(f"{title} {stem}")
+    # X省人大常委会Y规定 for X省人民代表大会常务委员会Y规定: the title with its long words in their short forms
+    for n in list(names):
+        short = n
+        for long_form, abbr in _ABBREVIATIONS:
+            short = short.replace(long_form, abbr)
+        if short != n:
+            names.append(short)
     return [n for n in dict.fromkeys(names) if n and len(n) >= 3]
+
+
+_ABBREVIATIONS = sorted(((str(k), str(v)) for k, v in cues.table("docname.abbreviations").items()),
+                        key=lambda kv: -len(kv[0]))
 
 
 _GENERIC_STEM_WORDS = {"manual", "guide", "protocol", "handbook", "employee", "operations", "final", "draft",

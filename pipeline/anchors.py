@@ -34,6 +34,7 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[fl
     total = 0.0
     got = 0.0
     all_parts = query.constraints.get("parts") or {}
+    own = query.constraints.get("synonym_term_weight") or {}  # entries with a weight of their own
     expansions = query.expansions
     for t, w in query.weights.items():
         total += w
@@ -44,7 +45,7 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[fl
         syns = expansions.get(t) or ()
         for s in syns:
             if s in text:
-                got += w * syn_weight
+                got += w * own.get(t, syn_weight)
                 break
         else:
             if t in context or _any_in(syns, context):

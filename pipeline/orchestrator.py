@@ -47,6 +47,7 @@ _COMPARE_VERSION = re.compile(cues.pattern("compare.version_clause"))
 _COMPARE_EACH = re.compile(cues.pattern("compare.each"))
 _COMPARE_TALK = re.compile(cues.pattern("compare.talk"))
 _CONNECTOR = re.compile(cues.pattern("compare.name_joiner"))  # what joins two names, no words of their own
+_BRACKETED = re.compile(r"[（(][^（）()]{0,16}[）)]")
 _CLAUSE_END = re.compile(r"[，,；;。？?！!]")
 NEAR = ".near"  # an extraction method's ending for a weak reading (the asked act in other words): only the gate accepts it
 _YEAR_WORD = re.compile(r"(?:19|20)\d{2}\s*年?")  # a version's year, which would read as two versions again
@@ -797,7 +798,8 @@ class Orchestrator:
             at.append((hit[0], hit[1], d["doc_id"]))
         at.sort()
         segs = {d: query.text[b:(at[k + 1][0] if k + 1 < len(at) else b)] for k, (_, b, d) in enumerate(at)}
-        if any(len(_CONNECTOR.sub("", segs[d])) >= 2 for _, _, d in at[:-1]):
+        # a bracketed qualifier after a name (甲条例（2006年版）和…) names its version: no words of its own
+        if any(len(_CONNECTOR.sub("", _BRACKETED.sub("", segs[d]))) >= 2 for _, _, d in at[:-1]):
             b = at[-1][1]
             end = _CLAUSE_END.search(query.text, b)
             segs[at[-1][2]] = query.text[b:end.start() if end else len(query.text)]
@@ -1118,11 +1120,13 @@ def _figure_met(q: dict, text: str) -> bool:
 
 def _gate_query(query: Query) -> Query:
     """The query as the coverage bar weighs it: the asked category (什么故障 → 故障) counts little,
-    since an answer names a fault (线圈过温) without saying 故障."""
+    since an answer names a fault (线圈过温) without saying 故障; a noun that only names the kind of value (开工日期定在
+    哪一天 → 日期) not at all."""
     cats = [c for c in query.constraints.get("asked_category") or [] if c in query.weights]
-    if not cats:
+    kinds = set(query.constraints.get("asked_kind_noun") or ())  # 开工日期定在哪一天: no provision says 日期
+    if not cats and not kinds:
         return query
-    weights = {t: (w * CATEGORY_WEIGHT if t in cats else w) for t, w in query.weights.items()}
+    weights = {t: (w * CATEGORY_WEIGHT if t in cats else w) for t, w in query.weights.items() if t not in kinds}
     return replace(query, weights=weights)
 
 

@@ -359,3 +359,21 @@ def test_each_instrument_asked_for_its_own_words(kb_of):
     by_title = {d["title"]: own[d["doc_id"]] for d in docs}
     assert "保护" in by_title["乙市河道管理办法"] and "管理" in by_title["甲市水库保护条例"]
     assert "垂钓" not in by_title["甲市水库保护条例"] | by_title["乙市河道管理办法"]
+
+
+def test_effective_dates_of_two_instruments_named_with_their_versions(kb_of):
+    # 甲条例（2019年版）和乙办法（2018年修正）…各自的施行日期是哪天，哪部先生效: the bracket names a version, not words of
+    # the first document's own; 日期 only names the kind of value; 生效 / 实施 say what 施行 says
+    kb = kb_of({"甲市水库保护条例.md": RESERVOIR, "乙市河道管理办法.md": RIVER})
+    a = kb.ask("甲市水库保护条例（2019年版）和乙市河道管理办法（2018年修正），哪部先生效？各自的施行日期是哪天？")
+    assert (a.status, a.method) == ("answered", "compare:documents"), a.reasoning
+    assert sorted(e.text for e in a.evidence) == ["本办法自2018年3月1日起施行。", "本条例自2020年1月1日起施行。"]
+    q = kb.orchestrator.analyzer.run("乙市河道管理办法是哪天开始实施的？")
+    assert q.constraints["synonym_term_weight"] == {"实施": 1.0}
+
+
+def test_a_title_is_also_named_by_its_short_forms():
+    from pipeline.analyze import doc_names
+    names = doc_names("中华人民共和国各级人民代表大会常务委员会监督法", "docs/各级人民代表大会常务委员会监督法(2006-08-27).md")
+    assert "各级人大常委会监督法" in names and "中华人民共和国各级人大常委会监督法" in names
+    assert doc_names("某某公司章程", "某某公司章程.md") == ["某某公司章程"]  # nothing to shorten

@@ -316,3 +316,11 @@ def test_the_column_of_a_figure_is_the_last_label_before_it():
     assert not _old_cell("修订前负债率超过多少的担保要上股东会？", row, whole, {"kind": "number", "number": 60, "unit": "%"})
     plain = "负债率超过60%的担保须经股东会审议。原文：见附件。"  # no column after the change: no revision table
     assert not _old_cell("负债率超过多少？", plain, Sentence(plain, 0, len(plain)), {"kind": "number", "number": 60, "unit": "%"})
+
+
+def test_a_noun_that_only_names_the_kind_of_value_is_left_out_of_the_coverage_bar(kb_of):
+    from pipeline.orchestrator import _gate_query
+    kb = kb_of({"某某办法.md": "# 某某办法\n\n第三十条 本办法自2020年1月1日起施行。\n"})
+    q = kb.orchestrator.analyzer.run("某某办法的施行日期是哪天？")
+    assert q.constraints["asked_kind_noun"] == ["日期"]
+    assert "日期" in q.weights and "日期" not in _gate_query(q).weights
