@@ -3,7 +3,10 @@ import jieba
 import pytest
 
 from pipeline import tokenize
+from pipeline.store import document_tokens
 from pipeline.tokenize import LazyFreq, _SearchCutter
+from pipeline.types import Block, Document
+from tests.conftest import LABOUR_CONTRACT
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +52,32 @@ def test_a_lazy_dictionary_loads_exactly_the_first_characters_of_a_run(plain):
     loaded = len(dict.keys(lazy.FREQ))
     assert cutter.tokens("用期试") == _jieba_words(plain, "用期试")  # nothing new to load
     assert len(dict.keys(lazy.FREQ)) == loaded
+
+
+def test_document_tokens_segment_each_section_path_once_with_the_same_result(monkeypatch):
+    sec = ["第三章 劳动合同的履行和变更", "第二十九条"]
+    doc = Document(doc_id="d", title="劳动合同法", source="劳动合同法.md", kind="markdown", content_hash="h")
+    doc.blocks = [Block(block_id=f"b{i}", doc_id="d", type="clause", text=t, order=i, section=list(s))
+                  for i, (t, s) in enumerate([("用人单位应当履行劳动合同约定的义务。", sec),
+                                              ("劳动者应当完成劳动任务。", sec),
+                                              ("本法自2008年1月1日起施行。", ["第八章 附则"])])]
+    calls = []
+    real = tokenize.index_tokens
+    monkeypatch.setattr("pipeline.store.index_tokens", lambda t: calls.append(t) or real(t))
+    title, blocks = document_tokens(doc)
+    assert title == "劳动 合同 劳动合同 法"
+    assert [s for _, s in blocks] == ["第三 三章 第三章 劳动 合同 劳动合同 的 履行 和 变更 第二 二十 十九 九条 第二十 二十九 "
+                                      "第二十九条"] * 2 + ["第八 八章 第八章 附则"]
+    assert [t for t, _ in blocks] == [real(b.text) for b in doc.blocks]
+    assert calls.count(" ".join(sec)) == 1 and len(calls) == 6  # title, 3 texts, 2 distinct paths
+
+
+def test_document_tokens_of_a_real_statute_equal_token_by_token():
+    from pipeline.ingest import parse_file
+
+    doc = parse_file(LABOUR_CONTRACT).document
+    title, blocks = document_tokens(doc)
+    assert title == tokenize.jieba_index_tokens(doc.title)
+    assert len(blocks) == len(doc.blocks) > 100
+    for b, (text, section) in zip(doc.blocks, blocks):
+        assert (text, section) == (tokenize.jieba_index_tokens(b.text), tokenize.jieba_index_tokens(" ".join(b.section)))
