@@ -309,6 +309,9 @@ class _SearchCutter:
         self.hmm_cut = finalseg.cut
         self.cache: dict[str, list[str]] = {}
         self.hmm: dict[str, list[str]] = {}  # unknown runs of single characters -> the HMM's words
+        # character -> (its frequency, log(frequency) - log(total)): every position of a run starts with one
+        # lookup of its character, and a few thousand characters make up the text
+        self.chars: dict[str, tuple[Optional[int], float]] = {}
 
     def tokens(self, text: str) -> list[str]:
         out: list[str] = []
@@ -353,6 +356,8 @@ class _SearchCutter:
                         if ch in idx:
                             self.freq._load(ch)
         get = self.get
+        chars = self.chars
+        char = chars.get
         ln = log
         logtotal = ln(self.tok.total)
         n = len(s)
@@ -361,24 +366,31 @@ class _SearchCutter:
         end = list(range(n + 1))  # the end of the best word from k (k itself: a single character)
         alone = ln(1) - logtotal  # a character that starts no word counts with frequency 1
         for k in range(n - 1, -1, -1):
-            f = get(s[k])
+            c = s[k]
+            got = char(c)
+            if got is None:
+                f = get(c)
+                got = chars[c] = (f, ln(f) - logtotal if f else 0.0)
+            f, lp = got
             if f is None:  # not even a prefix: the single character
                 score[k] = alone + score[k + 1]
                 continue
-            best = _NO_WORD  # below every score: the first word always takes it
-            i = k
-            while True:
+            if f:  # the character is a word: the first candidate (its sum as jieba's, lp being log(f) - logtotal)
+                best = lp + score[k + 1]
+                end[k] = k
+            else:
+                best = _NO_WORD  # below every score: the first word always takes it
+            i = k + 1
+            while i < n:
+                f = get(s[k:i + 1])
+                if f is None:
+                    break
                 if f:
                     sc = ln(f) - logtotal + score[i + 1]
                     if sc >= best:  # ties: the larger end, as max() over (score, x) picks
                         best = sc
                         end[k] = i
                 i += 1
-                if i >= n:
-                    break
-                f = get(s[k:i + 1])
-                if f is None:
-                    break
             score[k] = alone + score[k + 1] if best == _NO_WORD else best
         words: list[str] = []
         x = 0

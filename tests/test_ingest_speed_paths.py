@@ -1,4 +1,6 @@
 """The shortcuts that make ingest faster give exactly what the long way gives (issue #17)."""
+from math import log
+
 import jieba
 import pytest
 
@@ -40,6 +42,15 @@ def test_capitals_and_symbols_are_still_lowered_and_dropped(plain):
                        ("#&._%-+ 第-1条", ["#&._%-+", "第", "1", "条"]),
                        ("劳动合同期限", ["劳动", "合同", "劳动合同", "期限"])]:
         assert cutter.tokens(text) == _jieba_words(plain, text) == want, text
+
+
+def test_each_character_is_looked_up_once_with_jiebas_log_frequency(plain):
+    cutter = _SearchCutter(plain)
+    assert cutter.tokens("试用期龡") == _jieba_words(plain, "试用期龡") == ["试用", "试用期", "龡"]
+    logtotal = log(plain.total)
+    assert cutter.chars == {"试": (3723, log(3723) - logtotal), "用": (76586, log(76586) - logtotal),
+                            "期": (6681, log(6681) - logtotal), "龡": (None, 0.0)}  # 龡: in no word of the dictionary
+    assert cutter.tokens("期用试") == _jieba_words(plain, "期用试") and len(cutter.chars) == 4
 
 
 def test_a_lazy_dictionary_loads_exactly_the_first_characters_of_a_run(plain):
