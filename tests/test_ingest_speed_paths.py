@@ -92,3 +92,30 @@ def test_document_tokens_of_a_real_statute_equal_token_by_token():
     assert len(blocks) == len(doc.blocks) > 100
     for b, (text, section) in zip(doc.blocks, blocks):
         assert (text, section) == (tokenize.jieba_index_tokens(b.text), tokenize.jieba_index_tokens(" ".join(b.section)))
+
+
+# --- the transaction per document: a crash in one write leaves the others and nothing of it --------------------
+
+def test_a_document_whose_write_crashes_mid_batch_is_rolled_back_and_the_batch_goes_on(tmp_path, monkeypatch):
+    import sqlite3
+
+    from pipeline import KnowledgeBase
+    from pipeline.store import Store
+    from tests.conftest import EXAMPLES
+
+    kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
+    put = Store.put_document
+    calls = []
+
+    def third_crashes(self, doc, *a, **k):
+        calls.append(doc.source)
+        return put(self, doc, *a, _fail_after=5, **k) if len(calls) == 3 else put(self, doc, *a, **k)
+
+    monkeypatch.setattr(Store, "put_document", third_crashes)
+    rep = kb.ingest([EXAMPLES])
+    assert (rep.added, rep.failed) == (5, 1) and "simulated crash during ingest" in rep.lines[-1]
+    assert sorted(d["source"] for d in kb.documents()) == sorted(calls[:2] + calls[3:])
+    c = sqlite3.connect(tmp_path / "kb.sqlite")
+    n_blocks = c.execute("SELECT count(*) FROM blocks").fetchone()[0]
+    assert n_blocks == c.execute("SELECT count(*) FROM blocks_fts").fetchone()[0] == \
+        c.execute("SELECT sum(n_blocks) FROM documents").fetchone()[0] == rep.blocks
