@@ -833,8 +833,19 @@ DocTokens = tuple[str, list[tuple[str, str]]]  # (title tokens, [(text tokens, s
 
 
 def document_tokens(doc: Document) -> DocTokens:
-    """The search tokens of a document's title and of each block's text and section path (what ingest indexes)."""
-    return index_tokens(doc.title), [(index_tokens(b.text), index_tokens(" ".join(b.section))) for b in doc.blocks]
+    """The search tokens of a document's title and of each block's text and section path (what ingest indexes).
+
+    Consecutive blocks mostly share their section path (a document has about a third as many distinct
+    paths as blocks), so each distinct path is segmented once per document."""
+    sections: dict[str, str] = {}
+    out = []
+    for b in doc.blocks:
+        path = " ".join(b.section)
+        sec = sections.get(path)
+        if sec is None:
+            sec = sections[path] = index_tokens(path)
+        out.append((index_tokens(b.text), sec))
+    return index_tokens(doc.title), out
 
 
 def _checked_tokens(doc: Document, tokens: Optional[DocTokens]) -> DocTokens:

@@ -268,6 +268,8 @@ def jieba_index_tokens(text: str) -> str:
 
 
 _RUN_SYMBOLS = "+#&.%-"  # the characters of jieba's re_han_default runs that _WORD does not match
+_RUN_SYMBOL = re.compile("[" + re.escape(_RUN_SYMBOLS) + "]")
+_NO_WORD = float("-inf")  # the best score from a position before any word from it is seen
 SEARCH_CACHE_SIZE = 100_000  # segmented runs of CJK/Latin characters kept per process (emptied when full)
 _cutter: Optional["_SearchCutter"] = None
 
@@ -306,6 +308,10 @@ class _SearchCutter:
         self.re_skip = jieba.re_skip_default
         self.hmm_cut = finalseg.cut
         self.cache: dict[str, list[str]] = {}
+        self.hmm: dict[str, list[str]] = {}  # unknown runs of single characters -> the HMM's words
+        # character -> (its frequency, log(frequency) - log(total)): every position of a run starts with one
+        # lookup of its character, and a few thousand characters make up the text
+        self.chars: dict[str, tuple[Optional[int], float]] = {}
 
     def tokens(self, text: str) -> list[str]:
         out: list[str] = []
@@ -342,14 +348,16 @@ class _SearchCutter:
         """The filtered, lower-cased search words of one ``re_han_default`` run."""
         if self.lazy:
             idx = self.freq._index
-            if idx:
-                missing = idx.keys() & set(s)
-                if missing:
-                    with _lock:
-                        for ch in missing:
-                            if ch in idx:
-                                self.freq._load(ch)
+            # isdisjoint looks each character of the run up in the index; ``idx.keys() & set(s)`` would copy
+            # the thousands of first characters not loaded yet into a new set for every run
+            if idx and not idx.keys().isdisjoint(s):
+                with _lock:
+                    for ch in set(s):
+                        if ch in idx:
+                            self.freq._load(ch)
         get = self.get
+        chars = self.chars
+        char = chars.get
         ln = log
         logtotal = ln(self.tok.total)
         n = len(s)
@@ -358,25 +366,32 @@ class _SearchCutter:
         end = list(range(n + 1))  # the end of the best word from k (k itself: a single character)
         alone = ln(1) - logtotal  # a character that starts no word counts with frequency 1
         for k in range(n - 1, -1, -1):
-            f = get(s[k])
+            c = s[k]
+            got = char(c)
+            if got is None:
+                f = get(c)
+                got = chars[c] = (f, ln(f) - logtotal if f else 0.0)
+            f, lp = got
             if f is None:  # not even a prefix: the single character
                 score[k] = alone + score[k + 1]
                 continue
-            best = None
-            i = k
-            while True:
-                if f:
-                    sc = ln(f) - logtotal + score[i + 1]
-                    if best is None or sc >= best:  # ties: the larger end, as max() over (score, x) picks
-                        best = sc
-                        end[k] = i
-                i += 1
-                if i >= n:
-                    break
+            if f:  # the character is a word: the first candidate (its sum as jieba's, lp being log(f) - logtotal)
+                best = lp + score[k + 1]
+                end[k] = k
+            else:
+                best = _NO_WORD  # below every score: the first word always takes it
+            i = k + 1
+            while i < n:
                 f = get(s[k:i + 1])
                 if f is None:
                     break
-            score[k] = alone + score[k + 1] if best is None else best
+                if f:
+                    sc = ln(f) - logtotal + score[i + 1]
+                    if sc >= best:  # ties: the larger end, as max() over (score, x) picks
+                        best = sc
+                        end[k] = i
+                i += 1
+            score[k] = alone + score[k + 1] if best == _NO_WORD else best
         words: list[str] = []
         x = 0
         b0 = -1  # start of the run of single characters waiting in jieba's ``buf``
@@ -409,15 +424,28 @@ class _SearchCutter:
                             add(g)
             add(w)
         # every character of a run is CJK, a Latin letter or digit, or one of +#&._%-: a word matches
-        # _WORD (is kept) exactly when it has a character other than +#&.%-
+        # _WORD (is kept) exactly when it has a character other than +#&.%-. Every word is a non-empty
+        # slice of the run, so a run without those symbols and without capitals (most) keeps all as they are
+        if _RUN_SYMBOL.search(s) is None and s.lower() == s:
+            return out
         return [w.lower() for w in out if w.strip(_RUN_SYMBOLS)]
 
     def _flush(self, buf: str, words: list[str]) -> None:
-        """jieba's handling of a run of single characters: the HMM for an unknown run, else one by one."""
+        """jieba's handling of a run of single characters: the HMM for an unknown run, else one by one.
+
+        The HMM's words depend on the run alone, and the same few thousand runs (names, numbers, rare
+        characters) recur in many clauses, so each is cut once per process (a cache bounded like
+        :attr:`cache`)."""
         if len(buf) == 1:
             words.append(buf)
         elif not self.get(buf):
-            words += self.hmm_cut(buf)
+            got = self.hmm.get(buf)
+            if got is None:
+                got = list(self.hmm_cut(buf))
+                if len(self.hmm) >= SEARCH_CACHE_SIZE:
+                    self.hmm.clear()
+                self.hmm[buf] = got
+            words += got
         else:
             words += buf
 
