@@ -304,8 +304,7 @@ class QueryAnalyzer:
             if e not in terms:
                 terms.append(e)
         q.terms = terms
-        own_weights: dict[str, float] = {}
-        q.expansions = self._expand(question, terms, own_weights)
+        q.expansions, own_weights = self._expand(question, terms)
         if own_weights:  # entries that weigh their document words themselves (生效 / 施行: the same thing)
             q.constraints["synonym_term_weight"] = own_weights
         for user in q.expansions:  # a dictionary word jieba split (年假 → 年 / 假) is still a term
@@ -451,10 +450,11 @@ class QueryAnalyzer:
             out[t] = round((min(idf, 8.0) / 4.0 + 0.25) * _pos_factor(t, self._core_verbs), 3)
         return out, df
 
-    def _expand(self, question: str, terms: list[str], weights: Optional[dict[str, float]] = None) -> dict[str, list[str]]:
-        """Question term -> the document words its synonym entries give; ``weights`` (when given) collects the terms
-        whose entry sets a weight of its own (the lowest, where several entries give the same term)."""
+    def _expand(self, question: str, terms: list[str]) -> tuple[dict[str, list[str]], dict[str, float]]:
+        """(question term -> the document words its synonym entries give, term -> the weight its entry sets itself,
+        the lowest where several entries give the same term)."""
         out: dict[str, list[str]] = {}
+        weights: dict[str, float] = {}
         for users, docs, own in self._synonyms:
             for u in users:  # every user word of the entry that occurs (电脑 and 服务器 both → 电子设备)
                 if u in question and not any(u in v and u != v for v in users if v in question):
@@ -466,9 +466,9 @@ class QueryAnalyzer:
                     if extra:
                         out.setdefault(key, [])
                         out[key] += [d for d in extra if d not in out[key]]
-                        if weights is not None and own is not None:
+                        if own is not None:
                             weights[key] = min(own, weights.get(key, own))
-        return out
+        return out, weights
 
 
 

@@ -820,7 +820,9 @@ class Extractor:
         templates = self.templates()
         # a revision table's row in one sentence (修订前：…二十日…；修订后：…三十日…): the old column's figures are no
         # longer in force, unless the question asks about the text before the change
-        revised = revision_labels(sent) if not asks_old_text(query.text) else []
+        revised = revision_labels(sent)
+        if revised and asks_old_text(query.text):
+            revised = []
         asked = {t.id for t in templates if t.asked_in(query.text)}
         # the types an `exclusive` template asked in its form keeps for itself (多久…一次: duration → 每季度)
         kept = {x for t in templates if t.exclusive and t.id in asked for x in t.types}
@@ -1018,16 +1020,13 @@ class Extractor:
     @strategy("yesno")
     def _s_yesno(self, query: Query, anchor: Anchor) -> Optional[Found]:
         found = self._yesno_reading(query, anchor)
-        if found is not None and found.method.endswith((".modal", ".near", ".item")) and \
-                CUES.rx("yesno.asked_prohibition").search(query.text):
+        if found is None or not found.method.endswith((".modal", ".near", ".item")):
+            return found
+        if CUES.rx("yesno.asked_prohibition").search(query.text):
             # 是不是不准钓鱼: asked whether the act is forbidden, so a provision that forbids it says yes
-            yes = not found.value["value"]
-            found.value = {**found.value, "value": yes}
-            found.answer = _yesno_word(yes) + found.answer[len(_yesno_word(not yes)):]
-            found.reasons.append("问题问的是是否禁止：条文禁止即为「是」，允许即为「否」")
-        elif found is not None and found.method.endswith((".modal", ".near", ".item")) and \
-                CUES.rx("yesno.asked_negation").search(query.text):
-            found = _asked_negation(query, found)
+            return _set_reading(found, not found.value["value"], "问题问的是是否禁止：条文禁止即为「是」，允许即为「否」")
+        if (m := CUES.rx("yesno.asked_negation").search(query.text)) is not None:
+            return _asked_negation(query, found, m)
         return found
 
     def _yesno_reading(self, query: Query, anchor: Anchor) -> Optional[Found]:
@@ -1997,14 +1996,13 @@ def _slot_verdict(query: Query, sent: str) -> Optional[tuple[bool, str, str]]:
     return same, asked, said
 
 
-def _asked_negation(query: Query, found: Found) -> Optional[Found]:
+def _asked_negation(query: Query, found: Found, m: Any) -> Optional[Found]:
     """A yes/no question that asks whether the act may be left undone (可以不…吗), read in the clause of the provision
     that names the act (the heaviest question word just after the negation), then in the whole sentence: a clause that
     says the act goes on (不停止执行) or requires it (应当, 必须, 仍负有…) answers no; one that forbids it yes; one that
-    only permits it answers neither (None)."""
+    only permits it answers neither (None). ``m`` is the question's match of yesno.asked_negation."""
     sent = found.evidence[0][1].text if found.evidence else found.anchor.sentence.text
-    m = CUES.rx("yesno.asked_negation").search(query.text)
-    after = query.text[m.end():m.end() + 8] if m else ""  # the act left undone: the heaviest word just after 不
+    after = query.text[m.end():m.end() + 8]  # the act left undone: the heaviest word just after 不
     act = max((t for t in query.weights if t in after), key=lambda t: query.weights[t], default="")
     clause = next((c for c in re.split(r"[，,；;。]", sent) if act and _holds(query, act, c)), sent)
     for text in dict.fromkeys((clause, sent)):  # the act's own clause decides first, then the whole sentence
@@ -2016,9 +2014,13 @@ def _asked_negation(query: Query, found: Found) -> Optional[Found]:
             break
     else:
         return None
-    was = found.value["value"]
+    return _set_reading(found, yes, why)
+
+
+def _set_reading(found: Found, yes: bool, why: str) -> Found:
+    """``found`` (a yes/no reading) made to say ``yes``, its answer's first word with it, and why."""
+    found.answer = _yesno_word(yes) + found.answer[len(_yesno_word(found.value["value"])):]
     found.value = {**found.value, "value": yes}
-    found.answer = _yesno_word(yes) + found.answer[len(_yesno_word(was)):]
     found.reasons.append(why)
     return found
 

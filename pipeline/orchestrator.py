@@ -1053,8 +1053,6 @@ def _old_cell(question: str, block_text: str, sent: Sentence, value: Optional[di
     the question does not ask about the text before the change. Where the value is a figure, its places in the
     sentence decide (every one must be in the old column); else the sentence's end, if the sentence holds no
     label of the column after the change."""
-    if "前" not in block_text and "原" not in block_text and "现行" not in block_text:
-        return False
     labels = revision_labels(block_text, sent.end)
     if not labels or asks_old_text(question):
         return False

@@ -68,8 +68,9 @@ def _longest_run(a: str, b: str) -> int:
     return SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b)).size
 
 
-def answer_features(query: Query, found: Any, ev_text: str) -> dict[str, float]:
-    """Features of the answer itself, not of the provision around it:
+def answer_features(query: Query, found: Any, ev_text: str,
+                    wanted: Sequence[str] = ANSWER_FEATURES) -> dict[str, float]:
+    """Those of ``wanted`` among the features of the answer itself, not of the provision around it:
 
     - answer_coverage: the share of the question's term weight the answer's own text holds (the clause the value
       was read from: a value in a clause that names none of the asked words is often another provision's);
@@ -81,20 +82,26 @@ def answer_features(query: Query, found: Any, ev_text: str) -> dict[str, float]:
     - same_unit_figures: how many other figures in the value's unit the evidence holds (0-3, over 3): the more
       there are, the more a template may have picked the wrong tier or item."""
     answer = found.answer or ""
-    total = sum(query.weights.values())
-    held = sum(w for t, w in query.weights.items() if _holds(query, t, answer))
     v = found.value or {}
-    reading = (1.0 if v.get("value") else 0.0) if v.get("kind") == "boolean" else 0.5
-    q = "".join(ch for ch in query.text if ch.isalnum())
-    e = "".join(ch for ch in ev_text if ch.isalnum())[:400]
-    unit, number = v.get("unit"), v.get("number", v.get("min"))
-    others = {q_["number"] for q_ in find_quantities(ev_text)
-              if unit and q_["unit"] == canonical_unit(str(unit)) and q_["number"] != number} if number is not None else set()
-    return {"answer_coverage": round(held / total, 4) if total > 0 else 0.0,
-            "answer_chars": round(min(len(answer) / max(1, len(v.get("items") or ())), 200) / 200.0, 4),
-            "reading": reading,
-            "copy_run": round(min(_longest_run(q, e), COPY_RUN) / COPY_RUN, 4),
-            "same_unit_figures": round(min(len(others), 3) / 3.0, 4)}
+    out: dict[str, float] = {}
+    if "answer_coverage" in wanted:
+        total = sum(query.weights.values())
+        held = sum(w for t, w in query.weights.items() if _holds(query, t, answer))
+        out["answer_coverage"] = round(held / total, 4) if total > 0 else 0.0
+    if "answer_chars" in wanted:
+        out["answer_chars"] = round(min(len(answer) / max(1, len(v.get("items") or ())), 200) / 200.0, 4)
+    if "reading" in wanted:
+        out["reading"] = (1.0 if v.get("value") else 0.0) if v.get("kind") == "boolean" else 0.5
+    if "copy_run" in wanted:
+        q = "".join(ch for ch in query.text if ch.isalnum())
+        e = "".join(ch for ch in ev_text if ch.isalnum())[:400]
+        out["copy_run"] = round(min(_longest_run(q, e), COPY_RUN) / COPY_RUN, 4)
+    if "same_unit_figures" in wanted:
+        unit, number = v.get("unit"), v.get("number", v.get("min"))
+        others = {x["number"] for x in find_quantities(ev_text) if unit and number is not None
+                  and x["unit"] == canonical_unit(str(unit)) and x["number"] != number}
+        out["same_unit_figures"] = round(min(len(others), 3) / 3.0, 4)
+    return out
 
 
 def rival_figure(found: Any, anchors: Sequence[Anchor]) -> float:
@@ -135,8 +142,10 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
     gate = getattr(orch, "gate_model", None)
     if gate is None or "rival_figure" in gate.model.names:  # the shipped gate does not read it: not on its path
         feats["rival_figure"] = rival_figure(found, anchors)
-    if gate is None or any(n in gate.model.names for n in ANSWER_FEATURES):
-        feats.update(answer_features(query, found, ev_text))
+    # all of them for the training rows (no gate); else only those the shipped gate reads
+    wanted = ANSWER_FEATURES if gate is None else [n for n in ANSWER_FEATURES if n in gate.model.names]
+    if wanted:
+        feats.update(answer_features(query, found, ev_text, wanted))
     feats["extraction_score"] = round(min(float(found.score), 4.0) / 4.0, 4)
     feats["multi_ask"] = 1.0 if (query.constraints.get("asks") or 1) > 1 else 0.0
     # where the evidence block stood in the lexicon's order before e5's re-ranking (0 first, 1 at 60 or
