@@ -1006,6 +1006,23 @@ def _unfold(text: str, found: Found) -> str:
     return text
 
 
+def printed_rows(rows: list[list[str]], rendered: str) -> Optional[str]:
+    """A table row's evidence as the document prints it: the cells of the row that ``rendered`` (the store's
+    header：cell；… line of it) holds and of the rows either side, separated by spaces (6 Yaw轴电机 7 Pitch轴电机; a merged cell once),
+    where the row is the one all of whose cells that line holds (the longest such, 11 against 1); None when none
+    does. ``start``/``end`` still locate the rendered line in the block."""
+    best, at = 0, None
+    for i, row in enumerate(rows):
+        cells = [c for c in row if c]
+        size = sum(map(len, cells))
+        if cells and size > best and all(c in rendered for c in cells):
+            best, at = size, i
+    if at is None:
+        return None
+    # a merged cell is repeated in every column it spans; the document prints it once
+    return " ".join(" ".join(dict.fromkeys(c for c in r if c)) for r in rows[max(0, at - 1):at + 2])
+
+
 def _evidence(found: Found) -> list[Evidence]:
     out = []
     seen = set()
@@ -1016,6 +1033,8 @@ def _evidence(found: Found) -> list[Evidence]:
         seen.add(key)
         raw = (block.meta or {}).get("raw")  # a folded Traditional block quotes its own characters
         text = raw[sent.start:sent.end] if raw and len(raw) == len(block.text) else sent.text
+        if block.type == "table" and block.table_rows:
+            text = printed_rows(block.table_rows, sent.text) or text
         out.append(Evidence(doc_id=block.doc_id, title=title, source=source, block_id=block.block_id,
                             section=list(block.section), text=text, start=sent.start, end=sent.end,
                             page=block.page_start, bbox=block.bbox))

@@ -100,6 +100,7 @@ _REPEAL = re.compile(cues.pattern("evidence.repeal"))
 _REPEAL_WORD = cues.text("evidence.repeal_search_word")
 _ARTICLE_CHAR = cues.text("structure.article_char")
 _LEAD_END = re.compile(r"[：:]\s*$")
+TABLE_AFTER_LEAD = 3  # blocks after a heading or a paragraph searched for the table of its section
 _HEADING_NUMBER = re.compile(cues.pattern("structure.heading_number"))
 _STRUCT = re.compile(cues.pattern("structure.unit_named"))
 
@@ -360,8 +361,23 @@ class Prefilter:
         top = cands[: self.settings.keep]
         by_lead: dict[str, list[Candidate]] = {}
         moved: set[str] = set()
+        kept = {c.block.block_id for c in top}
         for c in top[:10]:
             b = c.block
+            if b.type in ("paragraph", "heading"):
+                # a table belongs to the heading or lead-in of its section (蜂鸣器提醒 … 如下表所示): its rows
+                # (响声次数：6；错误类型：…) rarely repeat the question's words, so it comes with them
+                for j, t in enumerate(self.store.doc_blocks(b.doc_id, b.order + 1, b.order + TABLE_AFTER_LEAD)):
+                    if t.type == "heading" or t.section != b.section:
+                        break
+                    if t.type == "table" and t.block_id not in kept and t.block_id not in moved:
+                        moved.add(t.block_id)
+                        by_lead.setdefault(b.block_id, []).append(
+                            Candidate(block=t, title=c.title, source=c.source, score=round(c.score - 0.001 * (j + 1), 4),
+                                      breakdown={"table_of": b.block_id, "lead": b.text[-120:],
+                                                 "lexicon_rank": c.breakdown.get("lexicon_rank", 0),
+                                                 **({"rrf": c.breakdown["rrf"]} if "rrf" in c.breakdown else {})}))
+                        break
             if b.type == "list_item" or not _LEAD_END.search(b.text):
                 continue
             for i, item in enumerate(self.store.doc_blocks(b.doc_id, b.order + 1, b.order + 30)):

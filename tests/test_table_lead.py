@@ -1,0 +1,52 @@
+"""A table comes with the heading or lead-in of its section (stage 1), so that a row keyed by the question's
+number (闪3下 → 闪烁次数 3) can answer even though the rows repeat none of the question's words."""
+MANUAL = ("# XC-20 电机控制器用户手册\n\n"
+          "## 安装\n\n控制器应安装在通风良好的位置，周围留出不少于10厘米的散热空间。\n\n"
+          "## 状态灯说明\n\n控制器通过状态灯的闪烁次数提示故障，如下表所示。\n\n"
+          "| 闪烁次数 | 故障类型 |\n|---|---|\n| 1 | 电源欠压 |\n| 2 | 电机过流 |\n| 3 | 温度过高 |\n| 4 | 通信中断 |\n\n"
+          "## 维护\n\n每运行500小时应清理一次控制器的散热风扇。\n")
+
+
+def test_the_table_follows_its_lead_in_and_its_row_answers(kb_of):
+    kb = kb_of({"XC-20电机控制器用户手册.md": MANUAL})
+    orch = kb.orchestrator
+    q = orch.analyzer.run("我的XC-20控制器状态灯一直闪3下，是出了什么故障？")
+    scored = orch.prefilter.score(q)[0]
+    # as in a long manual, where the table's rows rank below the cut: the lead-in (a PDF's table text has
+    # none of it) brings the table back, right after it
+    without = [c for c in scored if c.block.type != "table"]
+    cands = orch.prefilter._with_items(without)
+    assert len(cands) == len(without) + 1
+    lead = next(i for i, c in enumerate(cands) if c.block.type == "paragraph" and "如下表所示" in c.block.text)
+    assert cands[lead + 1].block.type == "table" and cands[lead + 1].breakdown["table_of"] == cands[lead].block.block_id
+    assert cands[lead + 1].block.table_rows[2] == ["3", "温度过高"]
+    assert cands[lead + 1].score == round(cands[lead].score - 0.001, 4)  # the next block: just below its lead-in
+    a = kb.ask("我的XC-20控制器状态灯一直闪3下，是出了什么故障？", trace=True)
+    found = [x for x in a.to_dict()["stages"]["extract"].get("rejected", []) + [a.to_dict()]
+             if x.get("method") == "strategy:table.cell"]
+    assert found and found[0]["answer"] == "闪烁次数3：温度过高", a.reasoning
+
+
+def test_a_table_of_another_section_does_not_come_with_a_paragraph(kb_of):
+    kb = kb_of({"XC-20电机控制器用户手册.md": MANUAL})
+    orch = kb.orchestrator
+    q = orch.analyzer.run("XC-20控制器的散热风扇多久清理一次？")
+    kept = [c for c in orch.prefilter.score(q)[0] if c.block.section != ["状态灯说明"]]
+    assert [c.block.block_id for c in orch.prefilter._with_items(kept)] == [c.block.block_id for c in kept]
+
+
+def test_a_table_rows_evidence_is_printed_as_the_document_prints_it(kb_of):
+    from pipeline.orchestrator import printed_rows
+    rows = [["1", "电源欠压"], ["2", "电机过流"], ["3", "温度过高"], ["11", "风扇堵转"]]
+    assert printed_rows(rows, "闪烁次数：2；故障类型：电机过流。") == "1 电源欠压 2 电机过流 3 温度过高"
+    assert printed_rows(rows, "闪烁次数：11；故障类型：风扇堵转。") == "3 温度过高 11 风扇堵转"  # not row 1's "1"
+    assert printed_rows([["7", "7", "V4.1"], ["8", "8", "V4.2"]], "返回值：8；版本：V4.2。") == "7 V4.1 8 V4.2"
+    assert printed_rows(rows, "另一张表的行") is None
+    from pipeline.orchestrator import AskSettings
+    kb = kb_of({"XC-20电机控制器用户手册.md": MANUAL}, settings=AskSettings(gate_weights=""))
+    a = kb.ask("我的XC-20控制器状态灯一直闪3下，是出了什么故障？")
+    assert a.status == "answered" and a.value == {"kind": "text", "text": "温度过高"}, a.reasoning
+    rows = [e for e in a.evidence if kb.block(e.block_id).type == "table"]
+    assert [e.text for e in rows] == ["2 电机过流 3 温度过高 4 通信中断"]
+    # the offsets still locate the rendered row in the block
+    assert kb.block(rows[0].block_id).text[rows[0].start:rows[0].end].startswith("闪烁次数：3；故障类型：温度过高")
