@@ -146,6 +146,8 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
     wanted = ANSWER_FEATURES if gate is None else [n for n in ANSWER_FEATURES if n in gate.model.names]
     if wanted:
         feats.update(answer_features(query, found, ev_text, wanted))
+    if gate is not None and "method_prior" in gate.model.names:  # the table ships with the weights
+        feats["method_prior"] = gate.model.method_prior(found.method)
     feats["extraction_score"] = round(min(float(found.score), 4.0) / 4.0, 4)
     feats["multi_ask"] = 1.0 if (query.constraints.get("asks") or 1) > 1 else 0.0
     # where the evidence block stood in the lexicon's order before e5's re-ranking (0 first, 1 at 60 or

@@ -190,6 +190,10 @@ class TreeModel:
     base: float
     threshold: float
     monotone: tuple[str, ...] = ()
+    # the feature "method_prior": each extraction method's share of right answers among the training extractions,
+    # smoothed towards the share over all of them (``prior_default``, also a method's unseen in training)
+    method_priors: tuple[tuple[str, float], ...] = ()
+    prior_default: float = 0.0
 
     @classmethod
     def from_dict(cls, d: dict, source: str = "<dict>") -> "TreeModel":
@@ -198,8 +202,11 @@ class TreeModel:
             trees = tuple(Tree(tuple(map(int, t["feature"])), tuple(map(float, t["threshold"])),
                                tuple(map(int, t["left"])), tuple(map(int, t["right"])),
                                tuple(map(float, t["value"]))) for t in d["trees"])
-            m = cls(names, trees, float(d["base"]), float(d["threshold"]), tuple(d.get("monotone") or ()))
-        except (KeyError, TypeError, ValueError) as exc:
+            prior = d.get("method_prior") or {}
+            m = cls(names, trees, float(d["base"]), float(d["threshold"]), tuple(d.get("monotone") or ()),
+                    tuple((str(k), float(v)) for k, v in (prior.get("table") or {}).items()),
+                    float(prior.get("default", 0.0)))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise LoopAgentError("E406", path=source, detail=f"{type(exc).__name__}: {exc}") from exc
         unknown = [n for n in names + m.monotone if n not in FEATURES]
         bad = [i for i, t in enumerate(trees)
@@ -207,18 +214,30 @@ class TreeModel:
                or any(f >= len(names) or (f >= 0 and not (0 < t.left[j] < len(t.feature)
                                                          and 0 < t.right[j] < len(t.feature)))
                       for j, f in enumerate(t.feature))]
-        if unknown or bad:
-            raise LoopAgentError("E406", path=source, detail=f"unknown features {unknown} or malformed trees {bad[:3]}")
+        if unknown or bad or ("method_prior" in names and not m.method_priors):
+            raise LoopAgentError("E406", path=source, detail=f"unknown features {unknown} or malformed trees {bad[:3]}"
+                                 " (or the feature method_prior without its table)")
         return m
 
     def to_dict(self) -> dict:
         return {"kind": "trees", "features": list(self.names), "base": self.base, "threshold": self.threshold,
                 "monotone": list(self.monotone),
+                **({"method_prior": {"default": self.prior_default, "table": dict(self.method_priors)}}
+                   if self.method_priors else {}),
                 "trees": [{"feature": list(t.feature), "threshold": list(t.threshold), "left": list(t.left),
                            "right": list(t.right), "value": list(t.value)} for t in self.trees]}
 
     def _x(self, feats: dict[str, float]) -> list[float]:
         return [float(feats.get(n, 0.0)) for n in self.names]
+
+    def method_prior(self, method: str) -> float:
+        """The training share of right answers of extractions by ``method`` (smoothed), for the feature
+        "method_prior"; the share over all methods for one not seen in training."""
+        return self._priors.get(method, self.prior_default)
+
+    @cached_property
+    def _priors(self) -> dict[str, float]:
+        return dict(self.method_priors)
 
     def explain(self, feats: dict[str, float]) -> tuple[float, dict[str, float]]:
         """(probability, each feature's share of the logit above the trees' mean output), one walk per tree:
@@ -309,7 +328,7 @@ class Verifier:
 def _describe(name: str, x: float) -> str:
     label = FEATURES[name]
     if name in ("coverage", "asked_coverage", "similarity", "priority", "e5_similarity", "anchor_score",
-                "lead_share", "extraction_score"):
+                "lead_share", "extraction_score", "method_prior"):
         return f"{label}{x:.2f}"
     if name == "top_missing":
         return label if x else _SAY["top_missing.no"]

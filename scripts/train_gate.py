@@ -18,6 +18,10 @@ usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models
    holding out a set leaves its documents in training; ``--folds set`` holds out one set at a time instead), and
    replays every question with the held-out probabilities: a question's answer changes only where the trained
    gate decides otherwise than the rules did (above the bar: refuses what the bar accepted).
+   The feature method_prior (``--method-prior A``, 10 by default; 0 leaves it out) is each extraction method's
+   share of right answers among the training extractions, smoothed towards the mean by A pseudo-extractions; it
+   is computed within each fold's training part (never from the held-out fold) and, for the shipped model, from
+   all rows, and its table ships inside weights.json.
 3. Picks the lowest threshold whose held-out wrong-answer rate (wrong answers over all questions) is at most
    ``--max-wrong`` (0.03 by default, the stage-3 issue's bar): sealed sets s43-s46 showed wrong-answer rates two
    to three times the held-out estimate, so the estimate is held to the bar, not traded. With ``--max-wrong 0``
@@ -55,9 +59,33 @@ TREE_PARAMS = {"max_depth": 3, "max_iter": 200, "learning_rate": 0.05, "min_samp
                "l2_regularization": 1.0, "random_state": 0}
 
 
-def fit_trees(x: np.ndarray, y: np.ndarray, names: list[str]) -> TreeModel:
+def method_priors(gs: list[dict], smoothing: float) -> dict:
+    """The feature method_prior's table: each extraction method's share of right answers among ``gs``, smoothed
+    towards the share over all of them by ``smoothing`` pseudo-extractions (a method seen twice reads mostly as
+    the mean); the mean is also the value for a method not in the table."""
+    n: dict[str, int] = {}
+    k: dict[str, int] = {}
+    for g in gs:
+        n[g["method"]] = n.get(g["method"], 0) + 1
+        k[g["method"]] = k.get(g["method"], 0) + int(g["right"])
+    p0 = sum(k.values()) / max(1, sum(n.values()))
+    return {"default": round(p0, 4), "smoothing": smoothing,
+            "table": {m: round((k[m] + smoothing * p0) / (n[m] + smoothing), 4) for m in sorted(n)}}
+
+
+def matrix(gs: list[dict], names: list[str], prior: dict | None) -> np.ndarray:
+    """The feature rows of ``gs`` (method_prior looked up in ``prior``'s table where it is among ``names``)."""
+    def value(g: dict, n: str) -> float:
+        if n == "method_prior" and prior:
+            return prior["table"].get(g["method"], prior["default"])
+        return g["features"][n]
+    return np.array([[value(g, n) for n in names] for g in gs])
+
+
+def fit_trees(x: np.ndarray, y: np.ndarray, names: list[str], prior: dict | None = None) -> TreeModel:
     """Boosted trees on (x, y), exported as a TreeModel (inner nodes hold the mean output of the training rows
-    that reached them, for the per-feature contributions)."""
+    that reached them, for the per-feature contributions); ``prior`` is method_prior's table where ``names``
+    holds it."""
     from sklearn.ensemble import HistGradientBoostingClassifier  # training only: `pip install scikit-learn`
 
     clf = HistGradientBoostingClassifier(monotonic_cst=[1 if n in TREE_MONOTONE else 0 for n in names],
@@ -82,7 +110,8 @@ def fit_trees(x: np.ndarray, y: np.ndarray, names: list[str]) -> TreeModel:
                       "right": [0 if leaf[i] else int(nodes["right"][i]) for i in range(len(nodes))],
                       "value": value})
     model = TreeModel.from_dict({"features": names, "trees": trees, "base": float(np.ravel(clf._baseline_prediction)[0]),
-                                 "threshold": 0.5, "monotone": [n for n in TREE_MONOTONE if n in names]})
+                                 "threshold": 0.5, "monotone": [n for n in TREE_MONOTONE if n in names],
+                                 **({"method_prior": prior} if prior and "method_prior" in names else {})})
     check = np.array([model.probability(dict(zip(names, row))) for row in x[:50]])
     if not np.allclose(check, clf.predict_proba(x[:50])[:, 1], atol=1e-6):
         raise SystemExit("the exported trees do not reproduce scikit-learn's probabilities")
@@ -100,10 +129,10 @@ def choose(curve: list[dict], max_wrong: float) -> dict:
     return max(curve, key=lambda c: (c["gain"], c["threshold"]))
 
 
-def fit_kind(kind: str, x: np.ndarray, y: np.ndarray, names: list[str], l2: float):
+def fit_kind(kind: str, x: np.ndarray, y: np.ndarray, names: list[str], l2: float, prior: dict | None = None):
     """(a function from feature rows to probabilities, the weights file's dict) for ``kind``."""
     if kind == "trees":
-        m = fit_trees(x, y, names)
+        m = fit_trees(x, y, names, prior)
         return (lambda rows: np.array([m.probability(dict(zip(names, r))) for r in rows])), m.to_dict()
     lr = fit(x, y, l2)
     lr["features"] = names
@@ -198,7 +227,13 @@ def main() -> int:
     ap.add_argument("--folds", choices=["document", "set"], default="document",
                     help="held out: ten folds of documents (default), or one set at a time")
     ap.add_argument("--drop", default="", help="features left out (comma-separated), to measure what one adds")
+    ap.add_argument("--method-prior", type=float, default=10.0,
+                    help="the feature method_prior (each extraction method's training share of right answers, "
+                    "computed within each fold's training part), smoothed by this many pseudo-extractions; 0: "
+                    "left out (trees only)")
     args = ap.parse_args()
+    if args.method_prior and args.model != "trees":
+        ap.error("--method-prior needs --model trees (or --method-prior 0)")
     if args.rows:
         files = [Path(f) for f in args.rows.split(",")]
     elif args.db and args.train_db:
@@ -211,19 +246,21 @@ def main() -> int:
             g["features"] = clip(g["features"]) if g["features"] else None
     decided = [g for r in rows for g in entries(r) if modelled(g)]
     names = [n for n in decided[0]["features"] if n not in UNUSED and n in FEATURES
-             and n not in args.drop.split(",")]
-    x_all = np.array([[g["features"][n] for n in names] for g in decided])
+             and n not in args.drop.split(",")] + (["method_prior"] if args.method_prior else [])
+    prior_all = method_priors(decided, args.method_prior) if args.method_prior else None
+    x_all = matrix(decided, names, prior_all)
     y_all = np.array([g["right"] for g in decided], dtype=float)
     fold = folds(rows, args.folds)
     probs: dict[int, float] = {}
     for s in sorted(set(fold.values())):  # each fold held out in turn
         held = [r for r in rows if fold[id(r)] == s]
         train = [g for r in rows if fold[id(r)] != s for g in entries(r) if modelled(g)]
-        prob, _ = fit_kind(args.model, np.array([[g["features"][n] for n in names] for g in train]),
-                           np.array([g["right"] for g in train], dtype=float), names, args.l2)
+        prior = method_priors(train, args.method_prior) if args.method_prior else None  # the fold's own table
+        prob, _ = fit_kind(args.model, matrix(train, names, prior),
+                           np.array([g["right"] for g in train], dtype=float), names, args.l2, prior)
         gs = [g for r in held for g in entries(r) if modelled(g)]
         if gs:
-            for g, p in zip(gs, prob(np.array([[g["features"][n] for n in names] for g in gs]))):
+            for g, p in zip(gs, prob(matrix(gs, names, prior))):
                 probs[id(g)] = float(p)
     rules = _replay_rules(rows)
     n_ans = sum(r["answerable"] for r in rows)
@@ -244,7 +281,7 @@ def main() -> int:
         mark = "  <- chosen" if c is best else ""
         print(f"  {c['threshold']:.2f}  {c['right']}  {c['wrong']}  {c['accuracy']:.3f}  {c['wrong_rate']:.3f}  "
               f"{c['gain']:+.1f}{mark}")
-    _, model = fit_kind(args.model, x_all, y_all, names, args.l2)
+    _, model = fit_kind(args.model, x_all, y_all, names, args.l2, prior_all)
     model["threshold"] = best["threshold"]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -266,6 +303,7 @@ def main() -> int:
                 "population": "extractions that passed the hard checks (under the coverage bar and above it), one-ask questions",
                 "extractions": len(decided), "positives": int(y_all.sum()), "model": args.model,
                 **({"trees": TREE_PARAMS, "monotone": list(TREE_MONOTONE)} if args.model == "trees" else {"l2": args.l2}),
+                "method_prior_smoothing": args.method_prior,
                 "held_out": "ten folds of documents" if args.folds == "document" else "leave one set out",
                 "threshold_rule": (f"lowest with held-out wrong rate <= {args.max_wrong:g}, else " if args.max_wrong else "")
                 + f"max held-out (right gained - {args.cost:g} x wrong gained) against the rules",

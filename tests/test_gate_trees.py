@@ -128,3 +128,34 @@ def test_held_out_folds_keep_each_document_in_one_fold():
     assert len(set(fold.values())) == min(10, len(by_doc))
     assert fold == mod.folds(rows, "document")  # fixed seed: the same folds every run
     assert set(mod.folds(rows, "set").values()) == {"set1"}
+
+
+def test_method_prior_ships_its_table_with_the_trees(tmp_path):
+    # a stump on method_prior: ≤ 0.5 → −1 else +1; the table gives template:a 0.8, an unseen method the mean 0.4
+    d = {"kind": "trees", "features": ["method_prior"], "base": 0.0, "threshold": 0.5,
+         "method_prior": {"default": 0.4, "table": {"template:a": 0.8, "strategy:b": 0.1}},
+         "trees": [{"feature": [0, -1, -1], "threshold": [0.5, 0, 0], "left": [1, 0, 0], "right": [2, 0, 0],
+                    "value": [0.0, -1.0, 1.0]}]}
+    m = TreeModel.from_dict(d)
+    assert (m.method_prior("template:a"), m.method_prior("strategy:b"), m.method_prior("template:new")) == (0.8, 0.1, 0.4)
+    assert TreeModel.from_dict(m.to_dict()) == m
+    assert m.probability({"method_prior": m.method_prior("template:a")}) == pytest.approx(_sigmoid(1.0))
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps({k: v for k, v in d.items() if k != "method_prior"}), encoding="utf-8")
+    load_model.cache_clear()
+    with pytest.raises(LoopAgentError) as e:  # the feature without its table: refused, not read as 0
+        load_model(str(w))
+    assert e.value.code == "E406" and "method_prior without its table" in str(e.value)
+
+
+def test_train_gate_method_priors_are_smoothed_shares_of_right_extractions():
+    spec = importlib.util.spec_from_file_location("train_gate", ROOT / "scripts" / "train_gate.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    gs = [{"method": "template:a", "right": True}] * 9 + [{"method": "template:a", "right": False}] \
+        + [{"method": "strategy:b", "right": False}] * 10
+    p = mod.method_priors(gs, 10.0)
+    # mean 9/20 = 0.45; a: (9 + 10 × 0.45) / 20 = 0.675; b: (0 + 4.5) / 20 = 0.225
+    assert p == {"default": 0.45, "smoothing": 10.0, "table": {"strategy:b": 0.225, "template:a": 0.675}}
+    rows = mod.matrix([{"method": "template:z", "features": {"coverage": 0.3}}], ["coverage", "method_prior"], p)
+    assert rows.tolist() == [[0.3, 0.45]]  # an unseen method reads the mean
