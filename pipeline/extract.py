@@ -1315,6 +1315,7 @@ class Extractor:
             return None  # the row's figures answer a value question; another question must name the column
         lines = {s.text: s for s in block_sentences(block)}
         pieces, values, evidence = [], [], []
+        columns: list[str] = []  # one row, several named columns: each column's cell (金额：750元；评奖比例：10%)
         other: list[str] = []  # the headers of the other cells a numeric key's row answers with
         for row, key in picked:
             if by_number and not named_cols:  # the row's other cells (merged columns repeat one value)
@@ -1326,6 +1327,17 @@ class Extractor:
             if not cells:
                 continue
             cell = cells[-1] if not by_number else "、".join(cells)
+            if len(named_cols) > 1 and len(picked) == 1:  # 金额和评奖比例分别是多少: each named column's cell
+                multi = [f"{_column_header(header, j)}：{row[j]}" for j in named_cols if j < len(row) and row[j]
+                         and row[j] != key]
+                if len(multi) > 1:
+                    pieces.append(f"{key}：{'；'.join(multi)}")
+                    values.append(cell)
+                    columns = multi
+                    line = next((t for t in lines if key in t and all(row[j] in t for j in named_cols if j < len(row))), None)
+                    if line:
+                        evidence.append(self._ev(anchor, block, lines[line]))
+                    continue
             pieces.append(f"{_column_header(header, row.index(key))}{key}：{cell}" if by_number else f"{key}：{cell}")
             values.append(cell)
             line = next((t for t in lines if key in t and cell in t), None)
@@ -1337,9 +1349,10 @@ class Extractor:
         for h in self.store.doc_blocks(block.doc_id, max(0, block.order - 40), block.order):
             if h.type == "heading" and h.text in block.section and any(t in h.text for t in query.weights):
                 evidence.insert(0, self._ev(anchor, h, Sentence(h.text, 0, len(h.text))))
-        value = _cell_value(values[0]) if len(values) == 1 else {"kind": "list", "items": pieces}
+        value = {"kind": "list", "items": columns} if columns else \
+            _cell_value(values[0]) if len(values) == 1 else {"kind": "list", "items": pieces}
         return Found(value=value, answer="；".join(pieces), method="strategy:table.cell", anchor=anchor,
-                     evidence=evidence or [self._ev(anchor)], score=1.5 if named_cols else 1.2,  # row × named column: the most specific link
+                     evidence=evidence or [self._ev(anchor)], score=TABLE_NAMED if named_cols else 1.2,  # row × named column: the most specific link
                      reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or '、'.join(other) or '数值列'}）"])
 
     @strategy("code")
@@ -1713,6 +1726,9 @@ def _cell_value(cell: str) -> dict:
 
 _TIME_UNITS = {canonical_unit(u) for u, (dim, _) in _TO_BASE.items() if dim in ("days", "hours")}
 _CJK_PAIR = re.compile(r"[\u4e00-\u9fff]{2}")
+# a row the question names by its key and a column it names by its header: the most specific reading of a table, ahead
+# of a template's figure read from the same row's rendering (which may run into the rows either side)
+TABLE_NAMED = 1.8
 CODE_LIST_WINDOW = 40  # blocks after a list's lead-in searched for the entry whose meaning is asked
 _CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}[0-9]{0,4})(?![A-Za-z0-9])")
 

@@ -102,6 +102,7 @@ _ARTICLE_CHAR = cues.text("structure.article_char")
 _LEAD_END = re.compile(r"[：:]\s*$")
 TABLE_AFTER_LEAD = 3  # blocks after a heading or a paragraph searched for the table of its section
 _HEADING_NUMBER = re.compile(cues.pattern("structure.heading_number"))
+_ITEM_MARKER = re.compile(cues.pattern("structure.item_marker"))
 _STRUCT = re.compile(cues.pattern("structure.unit_named"))
 
 
@@ -381,7 +382,8 @@ class Prefilter:
             if b.type == "list_item" or not _LEAD_END.search(b.text):
                 continue
             for i, item in enumerate(self.store.doc_blocks(b.doc_id, b.order + 1, b.order + 30)):
-                if item.type != "list_item":
+                # an item ingest kept as a clause or paragraph (甲、长288公分，高192公分。) still opens with its marker
+                if item.type != "list_item" and not (item.section == b.section and _ITEM_MARKER.match(item.text)):
                     break
                 if item.block_id in moved:
                     continue

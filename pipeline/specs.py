@@ -37,9 +37,27 @@ def _kb(rule: dict, config: Any = None):
 
 def check_spec(rule: dict, ex: dict, config: Any = None) -> tuple[bool, Any]:
     """Ask the example's question over the rule's document (with the rules of ``config``, a
-    pipeline.config.Settings; default: the shipped ones); compare status, value fields and evidence."""
+    pipeline.config.Settings; default: the shipped ones); compare status, value fields and evidence.
+
+    ``expect.gate: refuses`` marks a known refusal of the shipped trained gate (models/gate, learned, not a
+    rule an expert edits): the expectation is then checked with the rules deciding (the coverage bar and the
+    rules under it, ``AskSettings(gate_weights="")``), and the shipped gate must still refuse the answer; once
+    it accepts it, the example fails until the marker is removed."""
     expect: dict = strip_lines(ex.get("expect")) or {}
-    ans = _kb(rule, config).ask(ex["input"]).to_dict()
+    if expect.get("gate") == "refuses":
+        from .kb import KnowledgeBase
+        from .orchestrator import AskSettings
+        kb = _kb(rule, config)
+        shipped = kb.ask(ex["input"]).to_dict()
+        rules_kb = KnowledgeBase(kb.store.path, audit_log=None, config=kb.config, create=False,
+                                 settings=AskSettings(gate_weights=""))
+        ok, got = _compare(rules_kb.ask(ex["input"]).to_dict(), expect)
+        got["shipped_gate"] = shipped["status"]
+        return ok and shipped["status"] == "not_found", got
+    return _compare(_kb(rule, config).ask(ex["input"]).to_dict(), expect)
+
+
+def _compare(ans: dict, expect: dict) -> tuple[bool, Any]:
     got = {"status": ans["status"], "value": ans.get("value"),
            "evidence": [e["text"] for e in ans.get("evidence") or []], "method": ans.get("method")}
     ok = ans["status"] == expect.get("status", "answered")

@@ -1,5 +1,7 @@
 """A table comes with the heading or lead-in of its section (stage 1), so that a row keyed by the question's
 number (闪3下 → 闪烁次数 3) can answer even though the rows repeat none of the question's words."""
+from pathlib import Path
+
 MANUAL = ("# XC-20 电机控制器用户手册\n\n"
           "## 安装\n\n控制器应安装在通风良好的位置，周围留出不少于10厘米的散热空间。\n\n"
           "## 状态灯说明\n\n控制器通过状态灯的闪烁次数提示故障，如下表所示。\n\n"
@@ -50,3 +52,51 @@ def test_a_table_rows_evidence_is_printed_as_the_document_prints_it(kb_of):
     assert [e.text for e in rows] == ["2 电机过流 3 温度过高 4 通信中断"]
     # the offsets still locate the rendered row in the block
     assert kb.block(rows[0].block_id).text[rows[0].start:rows[0].end].startswith("闪烁次数：3；故障类型：温度过高")
+
+
+AWARDS = ("# 某某学院奖学金办法\n\n## 第三条 等级与金额\n\n奖学金的等级、金额和名额比例如下表。\n\n"
+          "| 等级 | 金额 | 名额比例 |\n|---|---|---|\n| 一等奖 | 1200元 | 3% |\n| 二等奖 | 800元 | 8% |\n"
+          "| 三等奖 | 300元 | 12% |\n")
+
+
+def test_a_row_asked_for_two_named_columns_gives_both_cells(kb_of):
+    from pipeline.orchestrator import AskSettings
+    kb = kb_of({"某某学院奖学金办法.md": AWARDS}, settings=AskSettings(gate_weights=""))
+    a = kb.ask("某某学院二等奖的金额和名额比例分别是多少？")
+    assert a.method == "strategy:table.cell", a.reasoning
+    assert a.answer == "二等奖：金额：800元；名额比例：8%"
+    assert a.value == {"kind": "list", "items": ["金额：800元", "名额比例：8%"]}
+    b = kb.ask("某某学院三等奖的金额是多少？")  # one named column: its cell, typed
+    assert (b.method, b.value) == ("strategy:table.cell", {"kind": "money", "number": 300, "unit": "元"})
+
+
+SIZES = ("# 某某标志管理办法\n\n## 第九条\n\n标志牌的规格定为如下三种，各单位酌情选用：\n\n"
+         "甲、长120厘米，宽80厘米。\n\n乙、长90厘米，宽60厘米。\n\n丙、长60厘米，宽40厘米。\n\n"
+         "## 第十条\n\n标志牌应当悬挂在醒目位置。\n")
+
+
+def test_items_opened_by_a_marker_follow_their_lead_whatever_their_block_type(kb_of):
+    kb = kb_of({"某某标志管理办法.md": SIZES})
+    orch = kb.orchestrator
+    q = orch.analyzer.run("某某标志牌长90厘米的那种宽多少？")
+    scored = orch.prefilter.score(q)[0]
+    lead = next(c for c in scored if c.block.text.endswith("酌情选用："))
+    items = [c for c in orch.prefilter._with_items([lead]) if c is not lead]
+    assert [c.block.text for c in items] == ["甲、长120厘米，宽80厘米。", "乙、长90厘米，宽60厘米。", "丙、长60厘米，宽40厘米。"]
+    assert all(c.breakdown["item_of"] == lead.block.block_id for c in items)
+
+
+def test_a_spec_example_marked_as_a_gate_refusal_checks_the_rules_and_the_refusal():
+    import yaml
+    from pipeline.specs import check_spec
+    rule = next(r for r in yaml.safe_load((Path(__file__).resolve().parent.parent / "rules" / "specs" / "contracts.yaml")
+                                          .read_text(encoding="utf-8"))["rules"] if r["id"] == "spec.contract.deposits")
+    marked = {"input": "质量保证金按什么比例交？", "expect": {"status": "answered", "value": {"number": 5, "unit": "%"},
+                                                      "evidence": "质量保证金", "gate": "refuses"}}
+    ok, got = check_spec(rule, marked)
+    assert ok and got["shipped_gate"] == "not_found" and got["value"] == {"kind": "number", "number": 5, "unit": "%"}
+    # an answer the shipped gate accepts: the marker is stale, the example fails
+    accepted = {"input": "我们租这批设备，履约保证金要交合同总价的多少？",
+                "expect": {"status": "answered", "value": {"number": 10}, "gate": "refuses"}}
+    ok, got = check_spec(rule, accepted)
+    assert not ok and got["shipped_gate"] == "answered" and got["status"] == "answered"
