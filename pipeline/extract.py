@@ -1327,7 +1327,7 @@ class Extractor:
             if not cells:
                 continue
             cell = cells[-1] if not by_number else "、".join(cells)
-            if len(named_cols) > 1 and len(picked) == 1:  # 金额和评奖比例分别是多少: each named column's cell
+            if len(named_cols) > 1 and len(picked) == 1:  # 额定电压和额定电流分别是多少: each named column's cell
                 multi = [f"{_column_header(header, j)}：{row[j]}" for j in named_cols if j < len(row) and row[j]
                          and row[j] != key]
                 if len(multi) > 1:
