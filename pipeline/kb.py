@@ -297,7 +297,15 @@ class KnowledgeBase:
             return 0
         ids = doc_ids if doc_ids is not None else [d["doc_id"] for d in self.store.documents()]
         blocks = [b for d in ids for b in self.store.doc_blocks(d)]
-        return syntax.fill(blocks, progress=progress)
+        parser = syntax.parser
+        held = parser.loaded
+        try:
+            return syntax.fill(blocks, progress=progress)
+        finally:
+            # loaded only to fill the store: questions read the stored parses, so give back the spaCy pipeline and
+            # the segmenter (about 60 MB; they load again if a question needs a sentence the store lacks)
+            if not held and parser.version:
+                parser.release()
 
     def fill_vectors(self, doc_ids: Optional[list[str]] = None, progress: bool = False) -> int:
         """Embed and store, with full e5, the blocks of these documents (default: all) for stage 1's re-ranking

@@ -68,6 +68,41 @@ def _thinc_without_torch():
             del sys.modules["torch"]
 
 
+@contextmanager
+def _spacy_without_cli():
+    """Import spaCy without its command line (typer, rich, weasel, httpx, jinja2: about 15 MB resident).
+
+    ``spacy/__init__`` imports ``spacy.cli.info`` only to re-export ``spacy.info``; loading and running a
+    pipeline never needs the CLI. While spaCy is imported, a stand-in ``spacy.cli`` is in ``sys.modules``;
+    it is removed afterwards, so a later ``import spacy.cli`` loads the real one, and ``spacy.info`` imports
+    it when called. Nothing changes when spaCy is already imported.
+    """
+    if "spacy" in sys.modules or "spacy.cli" in sys.modules:
+        yield
+        return
+    import types
+
+    def info(*args: Any, **kwargs: Any) -> Any:
+        from spacy.cli.info import info as real
+        return real(*args, **kwargs)
+
+    cli = types.ModuleType("spacy.cli")
+    cli.__path__ = []  # type: ignore[attr-defined]  # a package, so that spacy.cli.info resolves to the stand-in
+    cli_info = types.ModuleType("spacy.cli.info")
+    cli_info.info = info  # type: ignore[attr-defined]
+    sys.modules["spacy.cli"] = cli
+    sys.modules["spacy.cli.info"] = cli_info
+    try:
+        yield
+    finally:
+        for name, mod in (("spacy.cli.info", cli_info), ("spacy.cli", cli)):
+            if sys.modules.get(name) is mod:
+                del sys.modules[name]
+        spacy = sys.modules.get("spacy")
+        if spacy is not None and getattr(spacy, "cli", None) is cli:
+            delattr(spacy, "cli")
+
+
 class Parser:
     """Loads a spaCy pipeline lazily and parses sentences with an LRU cache keyed by text.
 
@@ -107,7 +142,7 @@ class Parser:
         return str(getattr(seg, "value", seg)) != "char"
 
     def _load(self) -> Any:
-        with _thinc_without_torch():
+        with _thinc_without_torch(), _spacy_without_cli():
             import spacy
 
         t0 = time.perf_counter()
@@ -120,6 +155,29 @@ class Parser:
             raise LoopAgentError("E204", model=str(target), detail=f"it has no parser (pipes: {nlp.pipe_names})")
         self.load_seconds = time.perf_counter() - t0
         return nlp
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the spaCy pipeline or the segmenter is held in memory now."""
+        return self._nlp is not None or self.segmenter.loaded
+
+    def release(self) -> bool:
+        """Drop the spaCy pipeline and the segmenter (they load again on the next parse); the parse cache stays.
+
+        For a process that parsed only to fill a store (``ingest(parse=True)``) and then answers from the stored
+        parses: about 60 MB it would otherwise keep (spaCy's modules stay imported). Returns whether anything was held.
+        """
+        with self._lock:
+            held = self._nlp is not None
+            self._nlp = None
+            held = self.segmenter.release() or held
+        if held:
+            import gc
+
+            from ..memory import trim
+            gc.collect()  # the pipeline's objects hold reference cycles
+            trim()
+        return held
 
     # --- model identity (no spaCy import) ------------------------------------------
     def model_path(self) -> Optional[Path]:
@@ -197,6 +255,7 @@ class Parser:
                     self._cache[parsed.text] = parsed
                 if store is not None:
                     self._save(store, fresh)
+                _trim()  # the batch's Docs and arrays are freed: give their heap pages back
             out = []
             for t in texts:
                 if t not in todo:
@@ -242,7 +301,9 @@ class Parser:
     def parse_docs(self, texts: list[str]) -> list[Parsed]:
         """Parse without any cache (for filling a store at ingest)."""
         with self._lock:
-            return self._parse_batch(texts)
+            out = self._parse_batch(texts)
+        _trim()
+        return out
 
     def _parse_batch(self, texts: list[str]) -> list[Parsed]:
         nlp = self.nlp  # imports spaCy (without torch) before spacy.tokens below
@@ -255,6 +316,11 @@ class Parser:
         for _, proc in nlp.pipeline:
             docs = list(proc.pipe(docs, batch_size=64))
         return [Parsed.from_doc(t, d, [(s, e) for _, s, e in sp]) for t, d, sp in zip(texts, docs, spans)]
+
+
+def _trim() -> None:
+    from ..memory import trim
+    trim()
 
 
 _defaults: dict[str, Parser] = {}

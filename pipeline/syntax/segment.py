@@ -95,6 +95,19 @@ class Segmenter:
         seg.preprocesser = spacy_pkuseg.Preprocesser(_pkuseg_words(self.parser_dir / "pkuseg_words.txt"))
         return lambda text: [p for w in seg.cut(text) for p in ud_split(w)]
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the segmenter's model is held in memory now."""
+        return self._cut is not None
+
+    def release(self) -> bool:
+        """Drop the segmenter's model (pkuseg: about 40 MB); the next :meth:`spans` builds it again.
+        Returns whether it was held."""
+        with self._lock:
+            held = self._cut is not None
+            self._cut = None
+        return held
+
     def words(self, text: str) -> list[str]:
         """The words of ``text`` (whitespace dropped)."""
         return [w for w, _, _ in self.spans(text)]

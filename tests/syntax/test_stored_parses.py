@@ -228,3 +228,57 @@ def test_a_store_dropped_without_close_writes_its_queued_parses(tmp_path):
     del store
     gc.collect()
     assert Store(db).parse_count() == 1
+
+
+def _parse_rows(db: Path) -> list[tuple]:
+    with sqlite3.connect(db) as c:
+        return sorted(c.execute("SELECT * FROM parses").fetchall())
+
+
+def test_ingest_with_parse_releases_the_parser_and_a_later_ingest_reloads_it(tmp_path):
+    """A process that parses only to fill the store gives spaCy's pipeline and pkuseg back after ingest
+    (issue 17: peak RSS while answering); the next ingest loads them again and stores the same parses."""
+    from pipeline.kb import KnowledgeBase
+    from pipeline.syntax.parser import Parser as P
+    other = ROOT / "examples" / "docs" / "女职工劳动保护特别规定(2012-04-28).md"
+    kb = KnowledgeBase(tmp_path / "two.sqlite", audit_log=None)
+    parser = kb.orchestrator.syntax.parser = P()
+    first = kb.ingest([LAW], parse=True)
+    assert first.parsed > 200
+    assert (parser.loaded, parser._nlp, parser.segmenter._cut) == (False, None, None)
+    second = kb.ingest([other], parse=True)  # loads both again, parses, releases them again
+    assert second.parsed > 0 and parser.misses == first.parsed + second.parsed
+    assert (parser.loaded, parser._nlp, parser.segmenter._cut) == (False, None, None)
+    kb.close()
+    one = KnowledgeBase(tmp_path / "one.sqlite", audit_log=None)
+    held = one.orchestrator.syntax.parser = P()
+    held.parse("用人单位应当依法缴纳社会保险费。")  # loaded before ingest: the KnowledgeBase leaves it loaded
+    rep = one.ingest([LAW, other], parse=True)
+    assert held.loaded and held._nlp is not None
+    one.close()
+    assert rep.parsed == first.parsed + second.parsed
+    assert _parse_rows(tmp_path / "two.sqlite") == _parse_rows(tmp_path / "one.sqlite")
+
+
+def test_a_released_parser_parses_exactly_as_before():
+    p = Parser()
+    sents = _law_sentences(20)
+    before = [(x.words, x.offsets, x.tags, x.pos, x.deps, x.heads) for x in p.parse_docs(sents)]
+    assert p.release() is True and p.loaded is False and p.release() is False
+    after = [(x.words, x.offsets, x.tags, x.pos, x.deps, x.heads) for x in p.parse_docs(sents)]
+    assert after == before and p.loaded is True
+
+
+def test_spacy_is_imported_without_its_command_line_and_the_real_one_still_imports():
+    import subprocess
+    import sys
+    code = (
+        "import sys\n"
+        "from pipeline.syntax.parser import Parser\n"
+        "p = Parser().parse('用人单位应当依法缴纳社会保险费。')\n"
+        "import spacy\n"
+        "print(p.deps[-1], 'spacy.cli' in sys.modules, 'typer' in sys.modules, hasattr(spacy, 'cli'))\n"
+        "import spacy.cli\n"
+        "print(callable(spacy.cli.info), 'typer' in sys.modules, callable(spacy.info))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.split("\n")[:2] == ["punct False False False", "True True True"]
