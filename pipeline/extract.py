@@ -1327,20 +1327,16 @@ class Extractor:
             if not cells:
                 continue
             cell = cells[-1] if not by_number else "、".join(cells)
-            if len(named_cols) > 1 and len(picked) == 1:  # 额定电压和额定电流分别是多少: each named column's cell
-                multi = [f"{_column_header(header, j)}：{row[j]}" for j in named_cols if j < len(row) and row[j]
-                         and row[j] != key]
-                if len(multi) > 1:
-                    pieces.append(f"{key}：{'；'.join(multi)}")
-                    values.append(cell)
-                    columns = multi
-                    line = next((t for t in lines if key in t and all(row[j] in t for j in named_cols if j < len(row))), None)
-                    if line:
-                        evidence.append(self._ev(anchor, block, lines[line]))
-                    continue
-            pieces.append(f"{_column_header(header, row.index(key))}{key}：{cell}" if by_number else f"{key}：{cell}")
+            needles = [cell]
+            multi = [f"{_column_header(header, j)}：{row[j]}" for j in named_cols if j < len(row) and row[j]
+                     and row[j] != key] if len(named_cols) > 1 and len(picked) == 1 else []
+            if len(multi) > 1:  # 额定电压和额定电流分别是多少: each named column's cell
+                columns, needles = multi, [row[j] for j in named_cols if j < len(row)]
+                pieces.append(f"{key}：{'；'.join(multi)}")
+            else:
+                pieces.append(f"{_column_header(header, row.index(key))}{key}：{cell}" if by_number else f"{key}：{cell}")
             values.append(cell)
-            line = next((t for t in lines if key in t and cell in t), None)
+            line = next((t for t in lines if key in t and all(x in t for x in needles)), None)
             if line:
                 evidence.append(self._ev(anchor, block, lines[line]))
         if not values:

@@ -100,7 +100,8 @@ _REPEAL = re.compile(cues.pattern("evidence.repeal"))
 _REPEAL_WORD = cues.text("evidence.repeal_search_word")
 _ARTICLE_CHAR = cues.text("structure.article_char")
 _LEAD_END = re.compile(r"[：:]\s*$")
-TABLE_AFTER_LEAD = 3  # blocks after a heading or a paragraph searched for the table of its section
+TABLE_AFTER_LEAD = 2  # blocks after a heading or a paragraph searched for the table of its section
+ITEMS_AFTER_LEAD = 29  # blocks after a lead ending with a colon searched for its items
 _HEADING_NUMBER = re.compile(cues.pattern("structure.heading_number"))
 _ITEM_MARKER = re.compile(cues.pattern("structure.item_marker"))
 _STRUCT = re.compile(cues.pattern("structure.unit_named"))
@@ -363,36 +364,38 @@ class Prefilter:
         by_lead: dict[str, list[Candidate]] = {}
         moved: set[str] = set()
         kept = {c.block.block_id for c in top}
+
+        def follow(c: Candidate, block: Block, k: int, link: str) -> None:  # ``block`` joins right after its lead
+            moved.add(block.block_id)
+            by_lead.setdefault(c.block.block_id, []).append(
+                Candidate(block=block, title=c.title, source=c.source, score=round(c.score - 0.001 * k, 4),
+                          breakdown={link: c.block.block_id, "lead": c.block.text[-120:],
+                                     "lexicon_rank": c.breakdown.get("lexicon_rank", 0),
+                                     **({"rrf": c.breakdown["rrf"]} if "rrf" in c.breakdown else {})}))
+
         for c in top[:10]:
             b = c.block
+            lead = b.type != "list_item" and bool(_LEAD_END.search(b.text))
+            if b.type not in ("paragraph", "heading") and not lead:
+                continue
+            after = self.store.doc_blocks(b.doc_id, b.order + 1, b.order + 1 + (ITEMS_AFTER_LEAD if lead else TABLE_AFTER_LEAD))
             if b.type in ("paragraph", "heading"):
                 # a table belongs to the heading or lead-in of its section (蜂鸣器提醒 … 如下表所示): its rows
                 # (响声次数：6；错误类型：…) rarely repeat the question's words, so it comes with them
-                for j, t in enumerate(self.store.doc_blocks(b.doc_id, b.order + 1, b.order + TABLE_AFTER_LEAD)):
+                for j, t in enumerate(after[:TABLE_AFTER_LEAD]):
                     if t.type == "heading" or t.section != b.section:
                         break
                     if t.type == "table" and t.block_id not in kept and t.block_id not in moved:
-                        moved.add(t.block_id)
-                        by_lead.setdefault(b.block_id, []).append(
-                            Candidate(block=t, title=c.title, source=c.source, score=round(c.score - 0.001 * (j + 1), 4),
-                                      breakdown={"table_of": b.block_id, "lead": b.text[-120:],
-                                                 "lexicon_rank": c.breakdown.get("lexicon_rank", 0),
-                                                 **({"rrf": c.breakdown["rrf"]} if "rrf" in c.breakdown else {})}))
+                        follow(c, t, j + 1, "table_of")
                         break
-            if b.type == "list_item" or not _LEAD_END.search(b.text):
+            if not lead:
                 continue
-            for i, item in enumerate(self.store.doc_blocks(b.doc_id, b.order + 1, b.order + 30)):
+            for i, item in enumerate(after):
                 # an item ingest kept as a clause or paragraph (甲、长288公分，高192公分。) still opens with its marker
                 if item.type != "list_item" and not (item.section == b.section and _ITEM_MARKER.match(item.text)):
                     break
-                if item.block_id in moved:
-                    continue
-                moved.add(item.block_id)
-                by_lead.setdefault(b.block_id, []).append(
-                    Candidate(block=item, title=c.title, source=c.source, score=round(c.score - 0.001 * (i + 1), 4),
-                              breakdown={"item_of": b.block_id, "lead": b.text[-120:],
-                                         "lexicon_rank": c.breakdown.get("lexicon_rank", 0),
-                                         **({"rrf": c.breakdown["rrf"]} if "rrf" in c.breakdown else {})}))
+                if item.block_id not in moved:
+                    follow(c, item, i + 1, "item_of")
         if not by_lead:
             return top
         out: list[Candidate] = []

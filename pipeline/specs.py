@@ -20,9 +20,19 @@ register_schema("spec", {
 _CACHE: dict[str, Any] = {}
 
 
-def _kb(rule: dict, config: Any = None):
+def _kb(rule: dict, config: Any = None, rules_gate: bool = False):
+    """The rule's store (built once), asked with the shipped settings, or with the rules deciding instead of the
+    trained gate (``rules_gate``: the same store, opened again with ``AskSettings(gate_weights="")``)."""
     from .kb import KnowledgeBase
     key = rule["id"] + "\0" + rule["document"] + "\0" + repr(config)
+    if rules_gate:
+        kb = _CACHE.get(key + "\0rules")
+        if kb is None:
+            from .orchestrator import AskSettings
+            shipped = _kb(rule, config)
+            kb = _CACHE[key + "\0rules"] = KnowledgeBase(shipped.store.path, audit_log=None, config=shipped.config,
+                                                         create=False, settings=AskSettings(gate_weights=""))
+        return kb
     kb = _CACHE.get(key)
     if kb is None:
         tmp = Path(tempfile.mkdtemp(prefix="loopagent-spec-"))
@@ -44,17 +54,12 @@ def check_spec(rule: dict, ex: dict, config: Any = None) -> tuple[bool, Any]:
     rules under it, ``AskSettings(gate_weights="")``), and the shipped gate must still refuse the answer; once
     it accepts it, the example fails until the marker is removed."""
     expect: dict = strip_lines(ex.get("expect")) or {}
-    if expect.get("gate") == "refuses":
-        from .kb import KnowledgeBase
-        from .orchestrator import AskSettings
-        kb = _kb(rule, config)
-        shipped = kb.ask(ex["input"]).to_dict()
-        rules_kb = KnowledgeBase(kb.store.path, audit_log=None, config=kb.config, create=False,
-                                 settings=AskSettings(gate_weights=""))
-        ok, got = _compare(rules_kb.ask(ex["input"]).to_dict(), expect)
-        got["shipped_gate"] = shipped["status"]
-        return ok and shipped["status"] == "not_found", got
-    return _compare(_kb(rule, config).ask(ex["input"]).to_dict(), expect)
+    shipped = _kb(rule, config).ask(ex["input"]).to_dict()
+    if expect.get("gate") != "refuses":
+        return _compare(shipped, expect)
+    ok, got = _compare(_kb(rule, config, rules_gate=True).ask(ex["input"]).to_dict(), expect)
+    got["shipped_gate"] = shipped["status"]
+    return ok and shipped["status"] == "not_found", got
 
 
 def _compare(ans: dict, expect: dict) -> tuple[bool, Any]:

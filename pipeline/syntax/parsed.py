@@ -56,8 +56,8 @@ class Parsed:
     def doc(self) -> Any:
         """A spaCy Doc with the same words, tags and arcs (imports spaCy; for code that needs a Doc)."""
         if self._doc is None:
-            from .parser import _spacy_without_cli, _thinc_without_torch
-            with _thinc_without_torch(), _spacy_without_cli():
+            from .parser import lean_spacy
+            with lean_spacy():
                 from spacy.tokens import Doc
                 from spacy.vocab import Vocab
             self._doc = to_doc(self, Vocab())

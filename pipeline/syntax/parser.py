@@ -103,6 +103,13 @@ def _spacy_without_cli():
             delattr(spacy, "cli")
 
 
+@contextmanager
+def lean_spacy():
+    """Import spaCy (or its submodules) without torch and without its command line: every spaCy import here."""
+    with _thinc_without_torch(), _spacy_without_cli():
+        yield
+
+
 class Parser:
     """Loads a spaCy pipeline lazily and parses sentences with an LRU cache keyed by text.
 
@@ -142,7 +149,7 @@ class Parser:
         return str(getattr(seg, "value", seg)) != "char"
 
     def _load(self) -> Any:
-        with _thinc_without_torch(), _spacy_without_cli():
+        with lean_spacy():
             import spacy
 
         t0 = time.perf_counter()

@@ -198,8 +198,8 @@ class PatternSet:
             self._build_spacy()
 
     def _build_spacy(self) -> None:
-        from .parser import _spacy_without_cli, _thinc_without_torch
-        with _thinc_without_torch(), _spacy_without_cli():
+        from .parser import lean_spacy
+        with lean_spacy():
             from spacy.matcher import DependencyMatcher
             from spacy.vocab import Vocab
         if self._vocab is None:
