@@ -17,3 +17,23 @@ def test_more_than_between_a_number_and_its_unit_keeps_the_figure():
     assert condition_match(q, "迟到十分钟内的，") == -1
     assert [(x["number"], x["unit"]) for x in find_quantities("共有一百余人参加")] == [(100, "人")]
     assert find_quantities("要多长时间？") == []  # 多 before a measure word is the interrogative, no figure
+
+
+def test_nautical_miles_centimetres_and_hours_said_as_zhongtou():
+    from pipeline.numbers import find_quantities
+    assert [(x["number"], x["unit"]) for x in find_quantities("航道外侧十二海里以内")] == [(12, "海里")]
+    assert [(x["number"], x["unit"]) for x in find_quantities("旗面长一百二十公分")] == [(120, "厘米")]
+    assert [(x["number"], x["unit"]) for x in find_quantities("每天最多干八个钟头")] == [(8, "小时")]
+
+
+def test_a_distance_in_nautical_miles_answers_how_far(kb_of):
+    kb = kb_of({"海域管理规定.md": "# 海域管理规定\n\n第四条 保护区的外部界限距离海岸线十二海里。\n"})
+    a = kb.ask("保护区的外部界限离海岸线有多远？")
+    assert a.status == "answered"
+    assert a.value == {"kind": "number", "number": 12, "unit": "海里"}
+    assert a.method == "template:number.measure"
+
+
+def test_hours_asked_as_zhongtou_are_not_answered_in_months(kb_of):
+    kb = kb_of({"合同/顾问合同.md": "# 顾问合同\n\n第二条 本合同有效期为签约之日起六个月。\n"})
+    assert kb.ask("顾问一天最多可以工作几个钟头？").status == "not_found"
