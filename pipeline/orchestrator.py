@@ -392,7 +392,7 @@ class Orchestrator:
         idents = query.constraints.get("identifiers") or []
         if idents:  # a model or product number the question names (CH9141, X200) must be the evidence's document's
             where = (full + context + "".join(t + s for _, _, t, s in found.evidence)).lower()
-            missing += [i for i in idents if i.lower() not in where]
+            missing += [i for i in idents if not _names_identifier(where, i.lower())]
         unmet = [g["text"] for g in _qualifying_figures(query) if not _figure_met(g, ev_text)]
         if unmet and found.method.startswith(("template:", "strategy:")):
             # 累积记分满12分的驾驶人…: a provision that never speaks of 12分 does not answer for that driver
@@ -1064,6 +1064,18 @@ _PARTY_OF = {str(k): str(v) for k, v in cues.table("contract.parties").items()} 
 _PARTY = re.compile("|".join(map(re.escape, sorted(_PARTY_OF, key=len, reverse=True))))  # 被许可方 before 许可方
 _QUESTION_CLAUSE = re.compile(r"[，,；;？?]")
 _CONDITION_CLAUSE = re.compile(r"[^。；;]*?的[，,]")  # a provision's opening condition (甲方拖欠工程款的，)
+
+
+_FAMILY = re.compile(r"[a-z]+\d+[a-z0-9]*x+[a-z0-9]*")
+
+
+def _names_identifier(text: str, ident: str) -> bool:
+    """``ident`` (lower case) is named in ``text`` (lower case): itself, or a family name with x for its varying
+    characters (a manual of the CH32V00x series names CH32V003, STM32F10x names STM32F103)."""
+    if ident in text:
+        return True
+    return any(len(f) == len(ident) and re.fullmatch(f.replace("x", "[0-9a-z]"), ident)
+               for f in set(_FAMILY.findall(text)))
 
 
 def _old_cell(question: str, block_text: str, sent: Sentence, value: Optional[dict] = None) -> bool:

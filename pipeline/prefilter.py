@@ -271,6 +271,7 @@ class Prefilter:
         named = query.constraints.get("doc_ids")
         bm25_weight = self.settings.bm25_weight
         qtext = query.text
+        elsewhere: set[str] = set()
         for rid, b in blocks.items():
             text = b.text
             section = " ".join(b.section)
@@ -294,10 +295,15 @@ class Prefilter:
             if quoted and not any(q in text or q in section for q in quoted):
                 constraint *= 0.6
                 breakdown["lacks_quoted"] = True
-            if places:  # the question names a place: its documents up, other places' documents down
+            if places:  # the question names a place: its documents up, other places' documents out
                 rel = where.relation(b.doc_id, places)
-                if rel != "none":
-                    constraint *= 1.3 if rel == "same" else 0.4
+                if rel == "other" and not (named and b.doc_id in named):
+                    # 我在枣庄…: another city's regulation never answers for 枣庄 (the gate refuses its evidence),
+                    # so it takes no candidate's place and is no rival to the asker's own regulation
+                    elsewhere.update(where.of_doc.get(b.doc_id, ()))
+                    continue
+                if rel == "same":
+                    constraint *= 1.3
                     breakdown["place"] = rel
             if named and b.doc_id not in named:
                 constraint *= 0.3
@@ -337,6 +343,10 @@ class Prefilter:
                     c.breakdown["article_bonus"] = round(bonus, 3)
                     c.score = round(c.score + bonus, 4)
         cands.sort(key=lambda c: -c.score)
+        if elsewhere:
+            why = f"地域排除：{'、'.join(sorted(elsewhere))}的文件不作候选（问题问的是{'、'.join(places)}）"
+            if why not in query.reasons:
+                query.reasons.append(why)
         return cands, blocks, bm, sem
 
     def _fuse(self, cands: list[Candidate], blocks: dict[int, Block], bm: dict[int, float],
