@@ -1031,8 +1031,11 @@ class Extractor:
 
     def _yesno_reading(self, query: Query, anchor: Anchor) -> Optional[Found]:
         sent = anchor.sentence.text
-        if CUES.rx("list.lead_end").search(sent) and anchor.candidate.block.type != "list_item":
-            return self._yesno_items(query, anchor)
+        if anchor.candidate.block.type != "list_item":
+            if CUES.rx("list.lead_end").search(sent):
+                return self._yesno_items(query, anchor)
+            if CUES.rx("list.colon_end").search(sent) and (found := self._yesno_items(query, anchor)) is not None:
+                return found  # 国徽及其图案不得用于：（一）商标… — a lead without 下列, read as one when items follow
         slot = _slot_verdict(query, sent)
         if slot is not None:  # 是不是以英文版为准 / …以中文版为准: the provision fills the asked frame otherwise
             yes, asked, said = slot
@@ -1121,16 +1124,30 @@ class Extractor:
         lead, items = self.list_items(anchor.candidate.block)
         if len(items) < 2 or lead is None:
             return None
-        total = sum(query.weights.values()) or 1.0
         quantities = query.constraints.get("quantities") or []
 
-        def fit(b: Block) -> float:
-            got = sum(w for t, w in query.weights.items()
-                      if t in b.text or any(x in b.text for x in query.expansions.get(t, [])))
-            return got / total + 0.5 * condition_match(quantities, b.text, query.constraints.get("ranges"))
+        def has(t: str, text: str) -> bool:
+            return t in text or any(x in text for x in query.expansions.get(t, []))
 
-        best = max(items, key=fit)
-        if fit(best) < 0.3 or condition_match(quantities, best.text, query.constraints.get("ranges")) < 0:
+        total = sum(query.weights.values()) or 1.0
+        # 国徽及其图案不得用于：（一）商标… asked 能把国徽图案用在商标上吗: the words the lead already holds single out no
+        # item (the catch-all 其他使用国徽图案的场合 repeats them), so items are ranked by the question's other words
+        rest = {t: w for t, w in query.weights.items() if not has(t, lead.text)}
+
+        def share(b: Block, terms: dict[str, float], of: float) -> float:
+            return sum(w for t, w in terms.items() if has(t, b.text)) / (of or 1.0)
+
+        def met(b: Block) -> float:
+            return condition_match(quantities, b.text, query.constraints.get("ranges"))
+
+        def fit(b: Block) -> float:
+            return share(b, query.weights, total) + 0.5 * met(b)
+
+        def own(b: Block) -> tuple[float, float]:  # the item's own words first, all its words to break ties
+            return (share(b, rest, sum(rest.values())) + 0.5 * met(b), fit(b)) if rest else (fit(b), fit(b))
+
+        best = max(items, key=own)
+        if own(best)[0] <= 0.0 or max(own(best)) < 0.3 or met(best) < 0:
             return None  # no item clearly describes the asked situation: do not guess
         pol = polarity_of(lead.text)
         if pol is None:
@@ -1171,8 +1188,11 @@ class Extractor:
         if not rest.strip("。；;"):
             return None  # nothing follows from the condition
         value = {"kind": "text", "text": cond.rstrip("，,")}
+        # a bound the quantity must pass (…10%以上，且…超过一千万元的) says how far more than a window it falls in
+        # (未来十二个月内…的): one step ahead per bound, two at most
+        bounds = [r for r in range_conditions(cond) if not cond[:r[4][1]].endswith(CUES.words("condition.window_end"))]
         return Found(value=value, answer=sent, method="strategy:threshold", anchor=anchor,
-                     evidence=[self._ev(anchor)], score=2.0,  # asked 到什么程度: before any list or quote
+                     evidence=[self._ev(anchor)], score=2.0 + 0.25 * min(len(bounds), 2),  # before any list or quote
                      reasons=[f"条件中的数量界限：「{value['text']}」"])
 
     @strategy("sentence")
@@ -1576,6 +1596,43 @@ class Extractor:
                              method=f"template:{t.id}", anchor=anchor, evidence=[self._ev(anchor)], score=0.7,
                              reasons=[f"匹配模式：{t.id}", f"责任主体：{value['text']}"])
         return None
+
+    @strategy("who_acts")
+    def _s_who_acts(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """由谁提名、由谁任免 / 经谁批准: the doer of each act the question asks 谁 of, read in the sentence as the words
+        right before that act (由审核委员会提名，董事会任免 → 审核委员会, 董事会), after the last word that hands an
+        act on (由, 经, 提请 …). Every asked act must be found, each with a doer of its own."""
+        if CUES.rx("ask.recipient").search(query.text) or CUES.rx("who.place_asked").search(query.text):
+            return None  # 向谁提出申请 / 到哪里办理: the one the act goes to, not its doer
+        acts = list(query.constraints.get("who_acts") or [])
+        if not acts:
+            m = CUES.rx("ask.who_verb").search(query.constraints.get("asked_clause") or query.text)
+            acts = [m.group("verb")] if m else []
+        sent = anchor.sentence.text
+        if not acts or any(a not in sent for a in acts) or len(acts) < (query.constraints.get("asks") or 1):
+            return None  # 要多少业主同意？又由谁审计？: one doer answers one of the asks
+        agents: list[str] = []
+        spans: list[tuple[int, int]] = []
+        for act in dict.fromkeys(acts):
+            # the act as the question goes on to say it (负责组织、协调 → 负责组织): 负责 alone may be another clause's
+            at = query.text.find(act)
+            while at >= 0 and at + len(act) < len(query.text) and query.text[at:at + len(act) + 1] in sent:
+                act = query.text[at:at + len(act) + 1]
+            m = re.search(r"(?:^|(?<=[，,；;：:]))(?P<agent>[\u4e00-\u9fff、]{2,24}?)" + re.escape(act) + "(?!" + CUES.rx("who.act_as_noun").pattern + ")", sent)
+            if m is None:
+                return None
+            agent = CUES.rx("who.hands_on").split(m.group("agent"))[-1]
+            agent = CUES.rx("who.modal_lead").sub("", agent)
+            value = _b_who({"agent": agent})
+            if value is None or not 2 <= len(value["text"]) <= 16 or value["text"] in agents:
+                return None
+            agents.append(value["text"])
+            spans.append((m.start("agent"), m.end()))
+        clause = sent[min(a for a, _ in spans):max(b for _, b in spans)]
+        value = {"kind": "text", "text": agents[0]} if len(agents) == 1 else {"kind": "list", "items": agents}
+        return Found(value=value, answer=clause, method="strategy:who.acts", anchor=anchor,
+                     evidence=[self._ev(anchor)], score=0.8,
+                     reasons=[f"所问的行为「{'、'.join(dict.fromkeys(acts))}」各有其主体：{'、'.join(agents)}"])
 
     @strategy("cloze")
     def _s_cloze(self, query: Query, anchor: Anchor) -> Optional[Found]:

@@ -78,3 +78,25 @@ def test_a_penalty_for_a_duty_is_read_from_the_article_that_cites_it(kb_of):
     assert [s.text for _, s, _, _ in f.evidence] == [
         "违反本条例第五条规定，未佩戴安全头盔的，由公安机关交通管理部门处警告或者二十元以上五十元以下罚款。",
         "电动自行车驾驶人应当佩戴安全头盔。"]
+
+
+INVEST = ("# 理财管理制度\n\n第八条 公司已对未来十二个月内理财额度进行合理预计并经董事会审议通过的，按审议范围执行。\n\n"
+          "第九条 理财额度占公司净资产的百分之十以上，且金额超过五百万元的，应当事先经董事会审议。\n")
+
+
+def test_a_threshold_is_a_bound_to_pass_not_a_window(kb_of):
+    # both provisions hold a figure in a condition followed by 董事会审议; only the second says how far the amount
+    # must go (以上, 超过), the first names a window (十二个月内)
+    kb = kb_of({"制度/理财管理制度.md": INVEST})
+    a = kb.ask("理财额度到什么程度就要事先经董事会审议？")
+    assert a.status == "answered"
+    assert a.method == "strategy:threshold"
+    assert a.value == {"kind": "text", "text": "理财额度占公司净资产的百分之十以上，且金额超过五百万元的"}
+
+
+def test_a_family_name_with_x_names_its_members():
+    from pipeline.orchestrator import _names_identifier
+    assert _names_identifier("ch32v00x评估板说明书", "ch32v003")
+    assert _names_identifier("stm32f10x参考手册", "stm32f103")
+    assert not _names_identifier("ch32v00x评估板说明书", "ch32v103")
+    assert not _names_identifier("ch32v00x评估板说明书", "ch32v0035")  # another length is another part

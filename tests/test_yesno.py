@@ -214,3 +214,27 @@ def test_the_asked_negation_cue():
     rx = CUES.rx("yesno.asked_negation")
     assert rx.search("能不能不交房产税？") and rx.search("可以先不执行吗？")
     assert not rx.search("能不能申请复查？") and not rx.search("可不可以转让？")
+
+
+LOGO = ("# 企业标识使用规定\n\n第六条 公司标识及其图形不得用于：\n\n（一）个人名片、私人信函；\n\n（二）商品包装、广告宣传；\n\n"
+        "（三）其他不宜使用公司标识及其图形的场合。\n")
+
+
+def test_a_colon_lead_without_xialie_reads_its_items_and_the_items_own_words_pick_one(kb_of):
+    # the lead says 不得用于： with no 下列; the catch-all item (三) repeats the lead's words (公司标识, 图形) and must not
+    # outrank the item that names the asked use (广告)
+    kb = kb_of({"制度/企业标识使用规定.md": LOGO})
+    a = kb.ask("公司标识的图形能不能印在广告上？")
+    assert a.status == "answered"
+    assert a.method == "strategy:yesno.item"
+    assert a.value == {"kind": "boolean", "value": False}
+    assert [e.text for e in a.evidence] == ["公司标识及其图形不得用于：", "（二）商品包装、广告宣传；"]
+
+
+def test_a_tag_question_ending_in_ba_asks_yes_or_no(tmp_path):
+    from pipeline.analyze import QueryAnalyzer
+    from pipeline.rules import RuleSet
+    from pipeline.store import Store
+    qa = QueryAnalyzer(RuleSet(), Store(tmp_path / "q.sqlite"))
+    assert qa.run("申请行政复议是不收费的吧？").qtype == "yesno"
+    assert qa.run("收到申请后几天内决定是否受理？").qtype == "duration"  # 决定是否…: an embedded clause
