@@ -1035,7 +1035,7 @@ class Extractor:
             if CUES.rx("list.lead_end").search(sent):
                 return self._yesno_items(query, anchor)
             if CUES.rx("list.colon_end").search(sent) and (found := self._yesno_items(query, anchor)) is not None:
-                return found  # 国徽及其图案不得用于：（一）商标… — a lead without 下列, read as one when items follow
+                return found  # 公司标识不得用于：（一）广告… — a lead without 下列, read as one when items follow
         slot = _slot_verdict(query, sent)
         if slot is not None:  # 是不是以英文版为准 / …以中文版为准: the provision fills the asked frame otherwise
             yes, asked, said = slot
@@ -1130,8 +1130,8 @@ class Extractor:
             return t in text or any(x in text for x in query.expansions.get(t, []))
 
         total = sum(query.weights.values()) or 1.0
-        # 国徽及其图案不得用于：（一）商标… asked 能把国徽图案用在商标上吗: the words the lead already holds single out no
-        # item (the catch-all 其他使用国徽图案的场合 repeats them), so items are ranked by the question's other words
+        # 公司标识不得用于：（一）广告… asked 能把标识印在广告上吗: the words the lead already holds single out no
+        # item (a catch-all 其他不宜使用标识的场合 repeats them), so items are ranked by the question's other words
         rest = {t: w for t, w in query.weights.items() if not has(t, lead.text)}
 
         def share(b: Block, terms: dict[str, float], of: float) -> float:
@@ -1188,7 +1188,7 @@ class Extractor:
         if not rest.strip("。；;"):
             return None  # nothing follows from the condition
         value = {"kind": "text", "text": cond.rstrip("，,")}
-        # a bound the quantity must pass (…10%以上，且…超过一千万元的) says how far more than a window it falls in
+        # a bound the quantity must pass (…10%以上，且…超过五百万元的) says how far more than a window it falls in
         # (未来十二个月内…的): one step ahead per bound, two at most
         bounds = [r for r in range_conditions(cond) if not cond[:r[4][1]].endswith(CUES.words("condition.window_end"))]
         return Found(value=value, answer=sent, method="strategy:threshold", anchor=anchor,
@@ -1600,7 +1600,7 @@ class Extractor:
     @strategy("who_acts")
     def _s_who_acts(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """由谁提名、由谁任免 / 经谁批准: the doer of each act the question asks 谁 of, read in the sentence as the words
-        right before that act (由审核委员会提名，董事会任免 → 审核委员会, 董事会), after the last word that hands an
+        right before that act (由薪酬委员会提名，董事会任免 → 薪酬委员会, 董事会), after the last word that hands an
         act on (由, 经, 提请 …). Every asked act must be found, each with a doer of its own."""
         if CUES.rx("ask.recipient").search(query.text) or CUES.rx("who.place_asked").search(query.text):
             return None  # 向谁提出申请 / 到哪里办理: the one the act goes to, not its doer
