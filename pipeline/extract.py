@@ -1042,6 +1042,9 @@ class Extractor:
             return Found(value={"kind": "boolean", "value": yes}, answer=f"{_yesno_word(yes)}。依据：{sent}",
                          method="strategy:yesno.slot", anchor=anchor, evidence=[self._ev(anchor)], score=1.2,
                          reasons=[f"同一表述的填充：问题为「{asked}」，条文为「{said}」"])
+        sanction = self._yesno_sanction(query, anchor)
+        if sanction is not None:
+            return sanction
         limit = _limit_check(query.constraints.get("quantities") or [], sent)
         cond = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
         if limit is not None and cond >= 0:  # 可以约定两次试用期吗 vs 只能约定一次试用期: the number decides
@@ -1118,6 +1121,28 @@ class Extractor:
             reasons.append(act_reason)
         return Found(value={"kind": "boolean", "value": yes}, answer=f"{head}。依据：{sent}", method="strategy:yesno.modal",
                      anchor=anchor, evidence=[self._ev(anchor)], score=score, reasons=reasons)
+
+    def _yesno_sanction(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """会被罚款吗 / 会被判刑吗: yes when the provision that describes the asker's act imposes that kind of sanction
+        (…的，处五十元以上二百元以下罚款); a waived or lightened sanction (不予处罚, 免除处罚) is left undecided."""
+        m = CUES.rx("yesno.asked_sanction").search(query.text)
+        if m is None:
+            return None
+        sent = anchor.sentence.text
+        says = CUES.table("yesno.sanction_says").get(m.group("s"))
+        if not says or CUES.rx("yesno.sanction_waived").search(sent):
+            return None
+        hit = re.search(str(says), sent)
+        if hit is None:
+            return None
+        shared = longest_common(query.text, sent[:hit.start()])
+        named = [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, sent[:hit.start()])]
+        if len(shared) < 3 and len(named) < 2:
+            return None  # the act the sanction follows must be the asker's (its words before the sanction)
+        return Found(value={"kind": "boolean", "value": True}, answer=f"是。依据：{sent}",
+                     method="strategy:yesno.sanction", anchor=anchor, evidence=[self._ev(anchor)], score=1.0,
+                     reasons=[f"所问的处罚「{m.group('s')}」见于条文：「{hit.group(0)}」",
+                              f"条文所说的行为：「{shared if len(shared) >= 3 else '、'.join(named[:3])}」"])
 
     def _yesno_items(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """…有下列情形之一的，视同工伤： — the answer is the item the asked situation falls under, if any."""
@@ -1284,6 +1309,9 @@ class Extractor:
         best = None
         for m in CUES.rx("enumeration.run").finditer(sent):
             items = [x for x in re.split(CUES.rx("enumeration.separator").pattern, m.group(0)) if x]
+            if len(items) == 2 and (j := CUES.rx("enumeration.last_joined").search(items[-1])):
+                # 为财务部门、法务部门及审计部门: two items by 、 and a third joined to the last by 及/和/或
+                items = [items[0], items[1][:j.start()], items[1][j.end():]]
             # the asked enumeration is the one whose items the question does not already name (银行、医院 of 银行的
             # 自助取款机、医院的… are the setting; 语音、大字、盲文 the answer)
             new_items = sum(1 for x in items if x.strip() and x.strip()[-2:] not in query.text)

@@ -31,3 +31,19 @@ def test_a_rule_that_opens_with_the_term_is_not_its_definition(kb_of):
     label = "# 某市生活废弃物管理规定\n\n第三条 厨余物：家庭和单位食堂产生的易腐废弃物。\n"
     b = kb_of({"规定.md": label}).ask("某市生活废弃物管理规定里说的厨余物具体指什么？")
     assert (b.status, b.evidence[0].text) == ("answered", "厨余物：家庭和单位食堂产生的易腐废弃物。"), b.reasoning
+
+
+def test_two_items_by_dunhao_and_a_third_joined_by_ji(kb_of):
+    doc = "# 合同管理办法\n\n第六条 公司负责合同审查的职能部门为财务部门、法务部门及审计部门。\n"
+    from pipeline.extract import CUES
+    assert CUES.rx("enumeration.run").search("为财务部门、法务部门及审计部门")
+    a = kb_of({"制度/合同管理办法.md": doc}).ask("公司由哪几个部门负责审查合同？")
+    assert (a.status, a.method) == ("answered", "strategy:list.enumeration")
+    assert a.value == {"kind": "list", "items": ["财务部门", "法务部门", "审计部门"]}
+
+
+def test_a_total_the_provision_states_answers_a_question_asking_in_all(kb_of):
+    doc = "# 抚恤办法\n\n第九条 因公死亡的，一次性抚恤金和丧葬补助的总额为本人月工资的四十倍。\n"
+    a = kb_of({"抚恤办法.md": doc}).ask("因公死亡的，抚恤金加丧葬补助一共是月工资的几倍？")
+    assert a.status == "answered"
+    assert a.value == {"kind": "number", "number": 40, "unit": "倍"}

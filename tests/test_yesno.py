@@ -238,3 +238,19 @@ def test_a_tag_question_ending_in_ba_asks_yes_or_no(tmp_path):
     qa = QueryAnalyzer(RuleSet(), Store(tmp_path / "q.sqlite"))
     assert qa.run("申请行政复议是不收费的吧？").qtype == "yesno"
     assert qa.run("收到申请后几天内决定是否受理？").qtype == "duration"  # 决定是否…: an embedded clause
+
+
+PARK = ("# 城市公园管理条例\n\n第二十条 在公园草坪内露营烧烤的，由公园管理机构责令改正，处五十元以上二百元以下罚款。\n\n"
+        "第二十一条 在公园内采摘花卉，情节轻微并及时改正的，不予处罚。\n")
+
+
+def test_whether_a_sanction_follows_the_askers_act(kb_of):
+    kb = kb_of({"公园/城市公园管理条例.md": PARK})
+    a = kb.ask("在公园草坪内露营烧烤会被罚款吗？")
+    assert a.status == "answered"
+    assert a.method == "strategy:yesno.sanction"
+    assert a.value == {"kind": "boolean", "value": True}
+    assert a.evidence[0].text == "在公园草坪内露营烧烤的，由公园管理机构责令改正，处五十元以上二百元以下罚款。"
+    # a fine does not answer whether one is sentenced, and a waived sanction answers nothing
+    assert kb.ask("在公园草坪内露营烧烤会被判刑吗？").method != "strategy:yesno.sanction"
+    assert kb.ask("在公园内采摘花卉会被罚款吗？").method != "strategy:yesno.sanction"
