@@ -1045,7 +1045,16 @@ class Extractor:
         sanction = self._yesno_sanction(query, anchor)
         if sanction is not None:
             return sanction
-        limit = _limit_check(query.constraints.get("quantities") or [], sent)
+        only = CUES.rx("yesno.asked_only").search(query.text)
+        if only is not None:  # 是不是只能用X？ / 仅X支持: the provision restricts the act to the same X
+            x = only.group("x").lower()
+            for m in CUES.rx("yesno.says_only").finditer(sent):
+                y = m.group("y").lower()
+                if len(x) >= 2 and (y.startswith(x) or (len(y) >= 2 and x.startswith(y))):
+                    return Found(value={"kind": "boolean", "value": True}, answer=f"是。依据：{sent}",
+                                 method="strategy:yesno.only", anchor=anchor, evidence=[self._ev(anchor)], score=1.1,
+                                 reasons=[f"问题问是否只限于「{only.group('x')}」，条文限定为「{m.group(0)}」"])
+        limit = _limit_check(query.constraints.get("quantities") or [], sent, query.weights)
         cond = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
         if limit is not None and cond >= 0:  # 可以约定两次试用期吗 vs 只能约定一次试用期: the number decides
             ok, why = limit
@@ -1819,15 +1828,22 @@ def is_multipart(question: str) -> bool:
     return bool(CUES.rx("ask.multipart").search(question))
 
 
-def _limit_check(question_quantities: list[dict], sent: str) -> Optional[tuple[bool, str]]:
+def _limit_check(question_quantities: list[dict], sent: str,
+                 weights: Optional[dict[str, float]] = None) -> Optional[tuple[bool, str]]:
     """Compare a quantity in the question with a limit in the provision (只能一次, 不得超过二年, 不少于3年).
 
-    Returns (within the limit, explanation) or None when the provision states no limit in that unit.
+    Where the provision states several limits in the question's unit (…至少每10年一次，敏感区域至少每5年一次), a later
+    one is compared when the words since the previous figure that the first limit's do not hold are the question's
+    (``weights``): the special case the question names. Returns (within the limit, explanation) or None when the
+    provision states no limit in that unit.
     """
     for q in question_quantities:
+        limits = []
+        prev = 0
         for m in find_quantities(sent):
             if m["unit"] != q["unit"] or not m["unit"]:
                 continue
+            start, prev = prev, m["end"]
             if _clause_at(sent, (m["start"], m["end"])).endswith(CUES.words("condition.clause_end")):
                 continue  # 三个月以上不满一年的: a condition of the provision, not its limit
             if CUES.rx("limit.about_whom").match(sent[m["end"]:m["end"] + 4]):
@@ -1835,15 +1851,21 @@ def _limit_check(question_quantities: list[dict], sent: str) -> Optional[tuple[b
             before = sent[max(0, m["start"] - 10):m["start"]]
             mx = CUES.rx("limit.max_before").search(before) or CUES.rx("limit.max_after").search(sent[m["end"]:m["end"] + 2])
             mn = CUES.rx("limit.min_before").search(before) or CUES.rx("limit.min_after").search(sent[m["end"]:m["end"] + 2])
-            if mx and not mn:
+            if bool(mx) != bool(mn):
+                limits.append(({t for t in (weights or {}) if t in sent[start:m["end"]]}, -len(limits), m, bool(mx)))
+        if limits:
+            # the first limit is the general rule, a later one a special case (…，敏感区域，至少每5年): the special case
+            # is compared when its own words, absent from the general rule's, are the question's
+            first = limits[0][0]
+            special = [(sum(weights[t] for t in x[0] - first), x) for x in limits[1:]
+                       if any(weights[t] >= 0.3 for t in x[0] - first)]
+            _, _, m, upper = max(special, key=lambda p: p[0])[1] if special else limits[0]
+            if upper:
                 ok = q["number"] <= m["number"]
                 return ok, f"问题中的{q['text']}{'未超过' if ok else '超过'}条款上限{m['text']}"
-            if mn and not mx:
-                ok = q["number"] >= m["number"]
-                return ok, f"问题中的{q['text']}{'达到' if ok else '未达到'}条款下限{m['text']}"
+            ok = q["number"] >= m["number"]
+            return ok, f"问题中的{q['text']}{'达到' if ok else '未达到'}条款下限{m['text']}"
     return None
-
-
 
 
 def _tail_predicate(question: str) -> str:

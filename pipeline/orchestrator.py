@@ -440,9 +440,11 @@ class Orchestrator:
                 not self._above_bar_ok(query, found, anchors or [], scope):
             why = f"{found.method} 的证据覆盖问题关键词的 {cov:.0%}，但{found.similarity}"
         elif not strict and not found.exact and query.constraints.get("asks", 1) > 1 and \
-                (found.method.startswith("template:") or (found.value or {}).get("number") is not None) and \
+                (found.method.startswith("template:") or (found.value or {}).get("number") is not None or
+                 (found.value or {}).get("kind") == "boolean") and \
                 (found.value or {}).get("kind") != "list":
-            # 一般多少天…最长能延长几天: a template read one value; the other ask would go unanswered
+            # 一般多少天…最长能延长几天: a template read one value; 是不是必须…？有没有例外？: a yes or no answers the
+            # first ask only; the other would go unanswered
             why = f"问题有两问，{found.method} 只取出一个值"
         elif not strict and not found.exact and query.constraints.get("asks_each") and \
                 (found.value or {}).get("kind") not in ("list", "boolean"):

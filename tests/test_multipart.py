@@ -56,7 +56,7 @@ def test_two_asks_answered_in_turn_across_documents(kb_of):
     kb = kb_of({"制度/某某公司采购管理办法.md": PURCHASE, "制度/某某公司法务工作制度.md": LEGAL})
     a = kb.ask("我们采购合同一般由哪个部门负责审核？这个部门收到合同后几个工作日内要给出意见？", trace=True)
     assert a.status == "answered", a.reasoning
-    assert a.method == "multipart:template:who.by+template:duration.within"
+    assert a.method == "multipart:strategy:who.acts+template:duration.within"
     assert [e.text for e in a.evidence] == ["采购合同由法务部负责审核，财务部负责付款。",
                                            "法务部收到待审合同后，应当在五个工作日内出具审核意见。"]
     assert a.value["parts"][0] == {"kind": "text", "text": "法务部"}

@@ -254,3 +254,28 @@ def test_whether_a_sanction_follows_the_askers_act(kb_of):
     # a fine does not answer whether one is sentenced, and a waived sanction answers nothing
     assert kb.ask("在公园草坪内露营烧烤会被判刑吗？").method != "strategy:yesno.sanction"
     assert kb.ask("在公园内采摘花卉会被罚款吗？").method != "strategy:yesno.sanction"
+
+
+SOIL = ("# 土壤污染防治条例\n\n第十二条 农用地土壤状况调查至少每十年开展一次，蔬菜基地、饮用水水源地等敏感区域，至少每三年开展一次。\n\n"
+        "第十三条 调试接口仅A型下载器支持（B型下载器不支持）。\n")
+
+
+def test_the_limit_of_the_tier_the_question_names(kb_of):
+    # two lower bounds in one sentence: the question names the sensitive areas, so their 三年 is compared, not 十年
+    kb = kb_of({"条例/土壤污染防治条例.md": SOIL})
+    a = kb.ask("蔬菜基地这类敏感区域，土壤状况调查是不是至少三年就要开展一次？")
+    assert (a.status, a.method, a.value) == ("answered", "strategy:yesno.limit", {"kind": "boolean", "value": True})
+
+
+def test_a_restriction_to_the_asked_thing_answers_yes(kb_of):
+    kb = kb_of({"条例/土壤污染防治条例.md": SOIL})
+    a = kb.ask("调试接口是不是只能用A型下载器，B型的不行？")
+    assert (a.status, a.method, a.value) == ("answered", "strategy:yesno.only", {"kind": "boolean", "value": True})
+    assert a.evidence[0].text == "调试接口仅A型下载器支持（B型下载器不支持）。"
+
+
+def test_a_yes_or_no_answers_one_of_two_asks_only(kb_of):
+    kb = kb_of({"条例/土壤污染防治条例.md": SOIL})
+    a = kb.ask("调试接口是不是只能用A型下载器？为什么？")
+    assert a.status == "not_found"
+    assert "拒答：问题有两问，strategy:yesno.only 只取出一个值" in a.reasoning
