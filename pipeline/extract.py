@@ -824,6 +824,9 @@ class Extractor:
         if revised and asks_old_text(query.text):
             revised = []
         asked = {t.id for t in templates if t.asked_in(query.text)}
+        # 哪一天发文: a year and month (2011年1月) names no day
+        dayless = set(CUES.words("date.without_day")) \
+            if CUES.rx("ask.day").search(query.constraints.get("asked_clause") or query.text) else set()
         # the types an `exclusive` template asked in its form keeps for itself (多久…一次: duration → 每季度)
         kept = {x for t in templates if t.exclusive and t.id in asked for x in t.types}
         for t in templates:
@@ -831,6 +834,8 @@ class Extractor:
                 continue
             if t.only_asked and t.id not in asked:
                 continue  # a period answers only a question that asks how often, a clock range 什么时段
+            if t.id in dayless:
+                continue
             if kept.intersection(t.types) and not (t.exclusive and t.id in asked):
                 continue  # 多久…一次 is not answered by the 保存期限四年 of the same provision
             for value, span in t.apply(sent):
@@ -1036,6 +1041,13 @@ class Extractor:
                 return self._yesno_items(query, anchor)
             if CUES.rx("list.colon_end").search(sent) and (found := self._yesno_items(query, anchor)) is not None:
                 return found  # 公司标识不得用于：（一）广告… — a lead without 下列, read as one when items follow
+        elif (lead := self.list_items(anchor.candidate.block)[0]) is not None and \
+                CUES.rx("list.colon_end").search(lead.text) and \
+                len([t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, lead.text)]) >= 2 \
+                and (found := self._yesno_items(query, anchor)) is not None:
+            # an item of a list (（一）国务院总理…): its lead (…无须出具全权证书：) decides, when the lead speaks of the
+            # asked matter (two of the question's words), not of another (法官的配偶…有下列情形之一的，…回避)
+            return found
         slot = _slot_verdict(query, sent)
         if slot is not None:  # 是不是以英文版为准 / …以中文版为准: the provision fills the asked frame otherwise
             yes, asked, said = slot
@@ -1188,8 +1200,9 @@ class Extractor:
             return None
         asked = _asked_predicate(query.text)
         head = _asked_head(query, asked) if asked else ""
-        if head and not _holds(query, head, lead.text + best.text):
-            return None  # 申请仲裁免费吗 / 不予受理的情形: the list must speak of the asked act
+        if head and not _holds(query, head, lead.text + best.text) and \
+                len([t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, lead.text)]) < 2:
+            return None  # 申请仲裁免费吗 / 不予受理的情形: the list must speak of the asked act (or of two asked words)
         lead_sent = split_sentences(lead.text)[-1]
         c = anchor.candidate
         return Found(value={"kind": "boolean", "value": pol},
@@ -1595,6 +1608,12 @@ class Extractor:
                 term = CUES.rx("definition.term_marks").sub("", value.get("term", ""))
                 term = CUES.rx("definition.term_prefix").sub("", term)
                 wanted = [e for e in (query.entities or query.terms) if len(e) >= 2]
+                # the asked term: a quoted one (“公路用地”，具体指…), else the words before 是指 after 所称 (所称的非业主使用人)
+                asked = CUES.rx("ask.defined_term").search(query.text)
+                named = (query.constraints.get("quoted") or [""])[0] or \
+                    (CUES.rx("ask.defined_term_frame").split(asked.group("term"))[-1] if asked else "")
+                if len(named) >= 2 and len(term) >= 2 and not (term.endswith(named) or named.endswith(term)):
+                    continue  # 非业主使用人 asked: 业主，是指… (or 一级至七级航道 for 准七级航道) defines another term
                 if not any(term == e or term.endswith(e) for e in wanted):
                     continue  # 职业病危害，是指… does not define 职业病
                 return Found(value={"kind": "text", "text": value["text"]},

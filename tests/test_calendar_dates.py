@@ -23,3 +23,12 @@ def test_an_end_date_answers_when_something_ends(kb_of):
     # the coverage bar decides (72% ≥ 70%): the trained gate, more cautious, refuses it (probability 0.70 < 0.75)
     a = kb_of({"办法.md": doc}, settings=AskSettings(gate_weights="")).ask("某镇老旧小区改造补贴实施办法的有效期到哪天为止？")
     assert (a.status, a.value) == ("answered", {"kind": "date", "iso": "2026-06-30"})
+
+
+def test_a_year_and_month_does_not_answer_which_day(kb_of):
+    doc = "# 关于继续实施试点办法的通知\n\n经评估，2011年1月印发的试点办法需继续实施。\n\n某市人民政府\n\n2024年12月18日\n"
+    kb = kb_of({"政策/关于继续实施试点办法的通知.md": doc})
+    a = kb.ask("市政府是哪一天发文让试点办法继续实施的？")
+    assert a.value != {"kind": "text", "text": "2011年1月"}  # date.month names no day
+    from pipeline.extract import CUES
+    assert CUES.rx("ask.day").search("市政府是哪一天发文的？") and "date.month" in CUES.words("date.without_day")

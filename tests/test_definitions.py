@@ -47,3 +47,13 @@ def test_a_total_the_provision_states_answers_a_question_asking_in_all(kb_of):
     a = kb_of({"抚恤办法.md": doc}).ask("因公死亡的，抚恤金加丧葬补助一共是月工资的几倍？")
     assert a.status == "answered"
     assert a.value == {"kind": "number", "number": 40, "unit": "倍"}
+
+
+def test_a_definition_of_a_shorter_term_the_asked_one_contains_is_no_answer(kb_of):
+    doc = ("# 某市物业管理条例\n\n第二条 本条例所称业主，是指房屋的所有权人。\n\n"
+           "第三条 本条例所称非业主使用人，是指房屋的承租人和其他实际使用房屋的人。\n")
+    kb = kb_of({"条例/某市物业管理条例.md": doc})
+    a = kb.ask("这部条例所称的非业主使用人是指什么人？")
+    assert a.status == "answered", a.reasoning
+    assert a.evidence[0].text == "本条例所称非业主使用人，是指房屋的承租人和其他实际使用房屋的人。"  # not 业主's definition
+    assert "承租人" in a.answer and "所有权人" not in a.answer

@@ -279,3 +279,14 @@ def test_a_yes_or_no_answers_one_of_two_asks_only(kb_of):
     a = kb.ask("调试接口是不是只能用A型下载器？为什么？")
     assert a.status == "not_found"
     assert "拒答：问题有两问，strategy:yesno.only 只取出一个值" in a.reasoning
+
+
+TREATY = ("# 对外签约规定\n\n第六条 下列人员签署协议，无须出具授权书：\n\n（一）公司董事长、总经理；\n\n（二）经董事会指定的项目负责人。\n\n"
+          "第七条 其他人员的授权书由公司董事长签署。\n")
+
+
+def test_an_item_anchor_is_read_with_its_lead_and_wuxu_says_no(kb_of):
+    kb = kb_of({"制度/对外签约规定.md": TREATY})
+    a = kb.ask("公司总经理亲自去签协议，还要拿出授权书吗？")
+    assert (a.status, a.method, a.value) == ("answered", "strategy:yesno.item", {"kind": "boolean", "value": False})
+    assert [e.text for e in a.evidence] == ["下列人员签署协议，无须出具授权书：", "（一）公司董事长、总经理；"]
