@@ -1045,8 +1045,8 @@ class Extractor:
                 CUES.rx("list.colon_end").search(lead.text) and \
                 len([t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, lead.text)]) >= 2 \
                 and (found := self._yesno_items(query, anchor)) is not None:
-            # an item of a list (（一）国务院总理…): its lead (…无须出具全权证书：) decides, when the lead speaks of the
-            # asked matter (two of the question's words), not of another (法官的配偶…有下列情形之一的，…回避)
+            # an item of a list (（一）公司董事长…): its lead (…无须出具授权书：) decides, when the lead speaks of the
+            # asked matter (two of the question's words), not of another (职工的亲属…，应当回避：)
             return found
         slot = _slot_verdict(query, sent)
         if slot is not None:  # 是不是以英文版为准 / …以中文版为准: the provision fills the asked frame otherwise
@@ -1608,12 +1608,12 @@ class Extractor:
                 term = CUES.rx("definition.term_marks").sub("", value.get("term", ""))
                 term = CUES.rx("definition.term_prefix").sub("", term)
                 wanted = [e for e in (query.entities or query.terms) if len(e) >= 2]
-                # the asked term: a quoted one (“公路用地”，具体指…), else the words before 是指 after 所称 (所称的非业主使用人)
+                # the asked term: a quoted one (“绿化用地”，具体指…), else the words before 是指 after 所称 (所称的承租使用人)
                 asked = CUES.rx("ask.defined_term").search(query.text)
                 named = (query.constraints.get("quoted") or [""])[0] or \
                     (CUES.rx("ask.defined_term_frame").split(asked.group("term"))[-1] if asked else "")
                 if len(named) >= 2 and len(term) >= 2 and not (term.endswith(named) or named.endswith(term)):
-                    continue  # 非业主使用人 asked: 业主，是指… (or 一级至七级航道 for 准七级航道) defines another term
+                    continue  # 承租使用人 asked: 使用人，是指… (or 一级至三级 for 准三级) defines another term
                 if not any(term == e or term.endswith(e) for e in wanted):
                     continue  # 职业病危害，是指… does not define 职业病
                 return Found(value={"kind": "text", "text": value["text"]},
