@@ -1608,12 +1608,12 @@ class Extractor:
                 term = CUES.rx("definition.term_marks").sub("", value.get("term", ""))
                 term = CUES.rx("definition.term_prefix").sub("", term)
                 wanted = [e for e in (query.entities or query.terms) if len(e) >= 2]
-                # the asked term: a quoted one (“绿化用地”，具体指…), else the words before 是指 after 所称 (所称的承租使用人)
+                # the asked term: a quoted one (“绿化用地”，具体指…), else the words before 是指 after 所称 (所称的非会员用户)
                 asked = CUES.rx("ask.defined_term").search(query.text)
                 named = (query.constraints.get("quoted") or [""])[0] or \
                     (CUES.rx("ask.defined_term_frame").split(asked.group("term"))[-1] if asked else "")
                 if len(named) >= 2 and len(term) >= 2 and not (term.endswith(named) or named.endswith(term)):
-                    continue  # 承租使用人 asked: 使用人，是指… (or 一级至三级 for 准三级) defines another term
+                    continue  # 非会员用户 asked: 会员，是指… (or 一级至三级 for 准三级) defines another term
                 if not any(term == e or term.endswith(e) for e in wanted):
                     continue  # 职业病危害，是指… does not define 职业病
                 return Found(value={"kind": "text", "text": value["text"]},
