@@ -69,8 +69,10 @@ register_schema("template", {
                                         "(8时至18时 answers 什么时段, not 工作时间多长)"),
     "exclusive": Field((bool,), False, "optional: a question its `asked` matches is answered by no other template "
                                        "of its types (多久…一次: 每季度, not the 保存期限四年 of the same provision)"),
+    "not_asked": Field((str,), False, "optional regex on the asking clause: a question it matches is one this "
+                                      "template cannot answer (2011年1月 names no day: not for 哪一天)"),
 }, check=lambda r: _check_template(r))
-register_regex("template", regex=PLACEHOLDERS, asked=None)  # bad patterns reported at their own position
+register_regex("template", regex=PLACEHOLDERS, asked=None, not_asked=None)  # bad patterns reported at their own position
 
 
 # --- cue words (rules/extract_cues.yaml) ----------------------------------------------------
@@ -361,6 +363,7 @@ class Template:
     also_kinds: tuple[str, ...] = ()   # answer kinds it serves whatever the question type
     only_asked: bool = False           # serves only questions its ``asked`` matches
     exclusive: bool = False            # a question its ``asked`` matches: no other template of its types serves it
+    not_asked: Any = None              # compiled regex: an asking clause it matches is one this template cannot answer
 
     def asked_in(self, question: str) -> bool:
         """Does the question ask in this template's form (its ``asked`` regex)?"""
@@ -399,7 +402,8 @@ def compile_templates(rules: list[dict], measure_units: Optional[list[str]] = No
     out = [Template(r["id"], tuple(r["types"]), r["priority"], r["builder"], regex.compile(exp(r["regex"])),
                     r.get("examples") or [], regex.compile(r["asked"]) if r.get("asked") else None,
                     tuple(r.get("value_kinds") or ()), tuple(r.get("also_kinds") or ()),
-                    bool(r.get("only_asked")), bool(r.get("exclusive"))) for r in rules]
+                    bool(r.get("only_asked")), bool(r.get("exclusive")),
+                    regex.compile(r["not_asked"]) if r.get("not_asked") else None) for r in rules]
     out.sort(key=lambda t: -t.priority)
     return out
 
@@ -824,9 +828,7 @@ class Extractor:
         if revised and asks_old_text(query.text):
             revised = []
         asked = {t.id for t in templates if t.asked_in(query.text)}
-        # 哪一天发文: a year and month (2011年1月) names no day
-        dayless = set(CUES.words("date.without_day")) \
-            if CUES.rx("ask.day").search(query.constraints.get("asked_clause") or query.text) else set()
+        asking = query.constraints.get("asked_clause") or query.text
         # the types an `exclusive` template asked in its form keeps for itself (多久…一次: duration → 每季度)
         kept = {x for t in templates if t.exclusive and t.id in asked for x in t.types}
         for t in templates:
@@ -834,8 +836,8 @@ class Extractor:
                 continue
             if t.only_asked and t.id not in asked:
                 continue  # a period answers only a question that asks how often, a clock range 什么时段
-            if t.id in dayless:
-                continue
+            if t.not_asked is not None and t.not_asked.search(asking):
+                continue  # 哪一天发文: a year and month (2011年1月) names no day
             if kept.intersection(t.types) and not (t.exclusive and t.id in asked):
                 continue  # 多久…一次 is not answered by the 保存期限四年 of the same provision
             for value, span in t.apply(sent):
@@ -965,9 +967,6 @@ class Extractor:
         cls = query.constraints.get("named_class")  # zentra水泵: the product's documents speak of its 水泵
         named = cls if cls and lead.doc_id in (query.constraints.get("doc_ids") or []) else ""
 
-        def has(t: str, text: str) -> bool:
-            return t in text or any(x in text for x in query.expansions.get(t, []))
-
         general = named + lead.text  # what every item shares: the lead (and the named product)
         # an item under a sub-lead (（二）轮船：) is read with it
         heads: list[Optional[Block]] = []
@@ -980,8 +979,7 @@ class Extractor:
         def distinct(i: int) -> float:
             """The question's weight this item (with its sub-lead) adds to what the lead already says."""
             text = (heads[i].text if heads[i] else "") + items[i].text
-            return sum(w for t, w in query.weights.items() if has(t, text) and not has(t, general)) / total \
-                + phrase_bonus(query, text)
+            return _added_weight(query, text, general) / total + phrase_bonus(query, text)
 
         shares = [distinct(i) for i in range(len(items))]
         top = max(shares)
@@ -1042,8 +1040,7 @@ class Extractor:
             if CUES.rx("list.colon_end").search(sent) and (found := self._yesno_items(query, anchor)) is not None:
                 return found  # 公司标识不得用于：（一）广告… — a lead without 下列, read as one when items follow
         elif (lead := self.list_items(anchor.candidate.block)[0]) is not None and \
-                CUES.rx("list.colon_end").search(lead.text) and \
-                len([t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, lead.text)]) >= 2 \
+                CUES.rx("list.colon_end").search(lead.text) and len(_held_terms(query, lead.text)) >= 2 \
                 and (found := self._yesno_items(query, anchor)) is not None:
             # an item of a list (（一）公司董事长…): its lead (…无须出具授权书：) decides, when the lead speaks of the
             # asked matter (two of the question's words), not of another (职工的亲属…，应当回避：)
@@ -1107,7 +1104,7 @@ class Extractor:
         if len(shared) < 3:
             # the provision must name what is asked about, not just share loose words: a run of three characters,
             # or three of the question's words (小区的空地…临时停车 / 小区空地…临时停放车辆)
-            named = [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, sent)]
+            named = _held_terms(query, sent)
             if len(named) < 3:
                 return None
             shared = "、".join(named[:3])
@@ -1153,11 +1150,11 @@ class Extractor:
         says = CUES.table("yesno.sanction_says").get(m.group("s"))
         if not says or CUES.rx("yesno.sanction_waived").search(sent):
             return None
-        hit = re.search(str(says), sent)
+        hit = re.search("|".join(map(re.escape, says)), sent)
         if hit is None:
             return None
         shared = longest_common(query.text, sent[:hit.start()])
-        named = [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, sent[:hit.start()])]
+        named = _held_terms(query, sent[:hit.start()])
         if len(shared) < 3 and len(named) < 2:
             return None  # the act the sanction follows must be the asker's (its words before the sanction)
         return Found(value={"kind": "boolean", "value": True}, answer=f"是。依据：{sent}",
@@ -1172,36 +1169,31 @@ class Extractor:
             return None
         quantities = query.constraints.get("quantities") or []
 
-        def has(t: str, text: str) -> bool:
-            return t in text or any(x in text for x in query.expansions.get(t, []))
-
         total = sum(query.weights.values()) or 1.0
         # 公司标识不得用于：（一）广告… asked 能把标识印在广告上吗: the words the lead already holds single out no
         # item (a catch-all 其他不宜使用标识的场合 repeats them), so items are ranked by the question's other words
-        rest = {t: w for t, w in query.weights.items() if not has(t, lead.text)}
-
-        def share(b: Block, terms: dict[str, float], of: float) -> float:
-            return sum(w for t, w in terms.items() if has(t, b.text)) / (of or 1.0)
+        # (as list.matching ranks them)
+        rest = sum(w for t, w in query.weights.items() if not _holds(query, t, lead.text))
 
         def met(b: Block) -> float:
             return condition_match(quantities, b.text, query.constraints.get("ranges"))
 
         def fit(b: Block) -> float:
-            return share(b, query.weights, total) + 0.5 * met(b)
+            return _added_weight(query, b.text, "") / total + 0.5 * met(b)
 
         def own(b: Block) -> tuple[float, float]:  # the item's own words first, all its words to break ties
-            return (share(b, rest, sum(rest.values())) + 0.5 * met(b), fit(b)) if rest else (fit(b), fit(b))
+            return (_added_weight(query, b.text, lead.text) / rest + 0.5 * met(b), fit(b)) if rest else (fit(b), fit(b))
 
         best = max(items, key=own)
-        if own(best)[0] <= 0.0 or max(own(best)) < 0.3 or met(best) < 0:
+        mine, whole = own(best)
+        if mine <= 0.0 or max(mine, whole) < 0.3 or met(best) < 0:
             return None  # no item clearly describes the asked situation: do not guess
         pol = polarity_of(lead.text)
         if pol is None:
             return None
         asked = _asked_predicate(query.text)
         head = _asked_head(query, asked) if asked else ""
-        if head and not _holds(query, head, lead.text + best.text) and \
-                len([t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, lead.text)]) < 2:
+        if head and not _holds(query, head, lead.text + best.text) and len(_held_terms(query, lead.text)) < 2:
             return None  # 申请仲裁免费吗 / 不予受理的情形: the list must speak of the asked act (or of two asked words)
         lead_sent = split_sentences(lead.text)[-1]
         c = anchor.candidate
@@ -1601,17 +1593,17 @@ class Extractor:
 
     @strategy("definition")
     def _s_definition(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        wanted = [e for e in (query.entities or query.terms) if len(e) >= 2]
+        # the asked term: a quoted one (“绿化用地”，具体指…), else the words before 是指 after 所称 (所称的非会员用户)
+        asked = CUES.rx("ask.defined_term").search(query.text)
+        named = (query.constraints.get("quoted") or [""])[0] or \
+            (CUES.rx("ask.defined_term_frame").split(asked.group("term"))[-1] if asked else "")
         for t in self.templates():
             if "definition" not in t.types:
                 continue
             for value, span in t.apply(anchor.sentence.text):
                 term = CUES.rx("definition.term_marks").sub("", value.get("term", ""))
                 term = CUES.rx("definition.term_prefix").sub("", term)
-                wanted = [e for e in (query.entities or query.terms) if len(e) >= 2]
-                # the asked term: a quoted one (“绿化用地”，具体指…), else the words before 是指 after 所称 (所称的非会员用户)
-                asked = CUES.rx("ask.defined_term").search(query.text)
-                named = (query.constraints.get("quoted") or [""])[0] or \
-                    (CUES.rx("ask.defined_term_frame").split(asked.group("term"))[-1] if asked else "")
                 if len(named) >= 2 and len(term) >= 2 and not (term.endswith(named) or named.endswith(term)):
                     continue  # 非会员用户 asked: 会员，是指… (or 一级至三级 for 准三级) defines another term
                 if not any(term == e or term.endswith(e) for e in wanted):
@@ -1672,8 +1664,9 @@ class Extractor:
         for act in dict.fromkeys(acts):
             # the act as the question goes on to say it (负责组织、协调 → 负责组织): 负责 alone may be another clause's
             at = query.text.find(act)
-            while at >= 0 and at + len(act) < len(query.text) and query.text[at:at + len(act) + 1] in sent:
-                act = query.text[at:at + len(act) + 1]
+            while at >= 0 and at + len(act) < len(query.text) and _CJK.match(query.text, at + len(act)) and \
+                    query.text[at:at + len(act) + 1] in sent:
+                act = query.text[at:at + len(act) + 1]  # word characters only: 提名， is no longer an act
             m = re.search(r"(?:^|(?<=[，,；;：:]))(?P<agent>[\u4e00-\u9fff、]{2,24}?)" + re.escape(act) + "(?!" + CUES.rx("who.act_as_noun").pattern + ")", sent)
             if m is None:
                 return None
@@ -1835,6 +1828,7 @@ def _cell_value(cell: str) -> dict:
 
 _TIME_UNITS = {canonical_unit(u) for u, (dim, _) in _TO_BASE.items() if dim in ("days", "hours")}
 _CJK_PAIR = re.compile(r"[\u4e00-\u9fff]{2}")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 # a row the question names by its key and a column it names by its header: the most specific reading of a table, ahead
 # of a template's figure read from the same row's rendering (which may run into the rows either side)
 TABLE_NAMED = 1.8
@@ -1871,14 +1865,14 @@ def _limit_check(question_quantities: list[dict], sent: str,
             mx = CUES.rx("limit.max_before").search(before) or CUES.rx("limit.max_after").search(sent[m["end"]:m["end"] + 2])
             mn = CUES.rx("limit.min_before").search(before) or CUES.rx("limit.min_after").search(sent[m["end"]:m["end"] + 2])
             if bool(mx) != bool(mn):
-                limits.append(({t for t in (weights or {}) if t in sent[start:m["end"]]}, -len(limits), m, bool(mx)))
+                limits.append(({t for t in (weights or {}) if t in sent[start:m["end"]]}, m, bool(mx)))
         if limits:
             # the first limit is the general rule, a later one a special case (…，敏感区域，至少每5年): the special case
             # is compared when its own words, absent from the general rule's, are the question's
             first = limits[0][0]
             special = [(sum(weights[t] for t in x[0] - first), x) for x in limits[1:]
                        if any(weights[t] >= 0.3 for t in x[0] - first)]
-            _, _, m, upper = max(special, key=lambda p: p[0])[1] if special else limits[0]
+            _, m, upper = max(special, key=lambda p: p[0])[1] if special else limits[0]
             if upper:
                 ok = q["number"] <= m["number"]
                 return ok, f"问题中的{q['text']}{'未超过' if ok else '超过'}条款上限{m['text']}"
@@ -1944,6 +1938,17 @@ def asks_old_text(question: str) -> bool:
 def _holds(query: Query, term: str, text: str) -> bool:
     """``term`` or one of its synonyms is in ``text``."""
     return term in text or any(x in text for x in query.expansions.get(term, ()))
+
+
+def _added_weight(query: Query, text: str, general: str) -> float:
+    """The weight of the question's words (synonyms counted) that ``text`` holds and ``general`` (what every item of
+    a list shares: its lead) does not."""
+    return sum(w for t, w in query.weights.items() if _holds(query, t, text) and not _holds(query, t, general))
+
+
+def _held_terms(query: Query, text: str) -> list[str]:
+    """The question's specific words (weight above 0.3, two characters or more) that ``text`` holds, synonyms counted."""
+    return [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, text)]
 
 
 def _figure_unaddressed(query: Query, sent: str) -> bool:

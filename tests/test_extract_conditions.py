@@ -89,9 +89,8 @@ def test_a_threshold_is_a_bound_to_pass_not_a_window(kb_of):
     # must go (以上, 超过), the first names a window (十二个月内)
     kb = kb_of({"制度/理财管理制度.md": INVEST})
     a = kb.ask("理财额度到什么程度就要事先经董事会审议？")
-    assert a.status == "answered"
-    assert a.method == "strategy:threshold"
-    assert a.value == {"kind": "text", "text": "理财额度占公司净资产的百分之十以上，且金额超过五百万元的"}
+    assert (a.status, a.method, a.value) == \
+        ("answered", "strategy:threshold", {"kind": "text", "text": "理财额度占公司净资产的百分之十以上，且金额超过五百万元的"})
 
 
 def test_a_family_name_with_x_names_its_members():

@@ -9,11 +9,15 @@ MANUAL = ("# XC-20 电机控制器用户手册\n\n"
           "## 维护\n\n每运行500小时应清理一次控制器的散热风扇。\n")
 
 
-def test_the_table_follows_its_lead_in_and_its_row_answers(kb_of):
-    kb = kb_of({"XC-20电机控制器用户手册.md": MANUAL})
+def _scored(kb_of, files: dict[str, str], question: str):
+    """The store of ``files``, its orchestrator, and stage 1's scored candidates for ``question``."""
+    kb = kb_of(files)
     orch = kb.orchestrator
-    q = orch.analyzer.run("我的XC-20控制器状态灯一直闪3下，是出了什么故障？")
-    scored = orch.prefilter.score(q)[0]
+    return kb, orch, orch.prefilter.score(orch.analyzer.run(question))[0]
+
+
+def test_the_table_follows_its_lead_in_and_its_row_answers(kb_of):
+    kb, orch, scored = _scored(kb_of, {"XC-20电机控制器用户手册.md": MANUAL}, "我的XC-20控制器状态灯一直闪3下，是出了什么故障？")
     # as in a long manual, where the table's rows rank below the cut: the lead-in (a PDF's table text has
     # none of it) brings the table back, right after it
     without = [c for c in scored if c.block.type != "table"]
@@ -30,10 +34,8 @@ def test_the_table_follows_its_lead_in_and_its_row_answers(kb_of):
 
 
 def test_a_table_of_another_section_does_not_come_with_a_paragraph(kb_of):
-    kb = kb_of({"XC-20电机控制器用户手册.md": MANUAL})
-    orch = kb.orchestrator
-    q = orch.analyzer.run("XC-20控制器的散热风扇多久清理一次？")
-    kept = [c for c in orch.prefilter.score(q)[0] if c.block.section != ["状态灯说明"]]
+    _, orch, scored = _scored(kb_of, {"XC-20电机控制器用户手册.md": MANUAL}, "XC-20控制器的散热风扇多久清理一次？")
+    kept = [c for c in scored if c.block.section != ["状态灯说明"]]
     assert [c.block.block_id for c in orch.prefilter._with_items(kept)] == [c.block.block_id for c in kept]
 
 
@@ -76,10 +78,7 @@ SIZES = ("# 某某标志管理办法\n\n## 第九条\n\n标志牌的规格定为
 
 
 def test_items_opened_by_a_marker_follow_their_lead_whatever_their_block_type(kb_of):
-    kb = kb_of({"某某标志管理办法.md": SIZES})
-    orch = kb.orchestrator
-    q = orch.analyzer.run("某某标志牌长90厘米的那种宽多少？")
-    scored = orch.prefilter.score(q)[0]
+    _, orch, scored = _scored(kb_of, {"某某标志管理办法.md": SIZES}, "某某标志牌长90厘米的那种宽多少？")
     lead = next(c for c in scored if c.block.text.endswith("酌情选用："))
     items = [c for c in orch.prefilter._with_items([lead]) if c is not lead]
     assert [c.block.text for c in items] == ["甲、长120厘米，宽80厘米。", "乙、长90厘米，宽60厘米。", "丙、长60厘米，宽40厘米。"]

@@ -38,3 +38,10 @@ def test_the_acts_asked_and_a_sentence_without_one_of_them(kb_of, tmp_path):
     # a sentence naming one of the two acts only answers neither: the strategy needs a doer for each
     kb = kb_of({"制度/考核办法.md": "# 考核办法\n\n第三条 考核结果由人事部提名公示。\n"})
     assert kb.ask("考核结果由谁提名，又由谁任免？").status == "not_found"
+
+
+def test_acts_asked_with_a_comma_between_them(kb_of):
+    # 由谁提名，由谁任免: the act read from the question stops at its punctuation (提名, not 提名，)
+    kb = kb_of({"制度/任免办法.md": "# 任免办法\n\n第五条 部门主管由总经理提名，董事会任免。\n"})
+    a = kb.ask("部门主管由谁提名，由谁任免？")
+    assert (a.status, a.method, a.value) == ("answered", "strategy:who.acts", {"kind": "list", "items": ["总经理", "董事会"]})

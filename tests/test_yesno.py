@@ -225,9 +225,7 @@ def test_a_colon_lead_without_xialie_reads_its_items_and_the_items_own_words_pic
     # outrank the item that names the asked use (广告)
     kb = kb_of({"制度/企业标识使用规定.md": LOGO})
     a = kb.ask("公司标识的图形能不能印在广告上？")
-    assert a.status == "answered"
-    assert a.method == "strategy:yesno.item"
-    assert a.value == {"kind": "boolean", "value": False}
+    assert (a.status, a.method, a.value) == ("answered", "strategy:yesno.item", {"kind": "boolean", "value": False})
     assert [e.text for e in a.evidence] == ["公司标识及其图形不得用于：", "（二）商品包装、广告宣传；"]
 
 
@@ -247,9 +245,7 @@ PARK = ("# 城市公园管理条例\n\n第二十条 在公园草坪内露营烧�
 def test_whether_a_sanction_follows_the_askers_act(kb_of):
     kb = kb_of({"公园/城市公园管理条例.md": PARK})
     a = kb.ask("在公园草坪内露营烧烤会被罚款吗？")
-    assert a.status == "answered"
-    assert a.method == "strategy:yesno.sanction"
-    assert a.value == {"kind": "boolean", "value": True}
+    assert (a.status, a.method, a.value) == ("answered", "strategy:yesno.sanction", {"kind": "boolean", "value": True})
     assert a.evidence[0].text == "在公园草坪内露营烧烤的，由公园管理机构责令改正，处五十元以上二百元以下罚款。"
     # a fine does not answer whether one is sentenced, and a waived sanction answers nothing
     assert kb.ask("在公园草坪内露营烧烤会被判刑吗？").method != "strategy:yesno.sanction"
