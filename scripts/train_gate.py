@@ -84,14 +84,16 @@ def matrix(gs: list[dict], names: list[str], prior: dict | None) -> np.ndarray:
     return np.array([[value(g, n) for n in names] for g in gs])
 
 
-def fit_trees(x: np.ndarray, y: np.ndarray, names: list[str], prior: dict | None = None) -> TreeModel:
+def fit_trees(x: np.ndarray, y: np.ndarray, names: list[str], prior: dict | None = None,
+              params: dict | None = None, monotone: tuple[str, ...] = TREE_MONOTONE) -> TreeModel:
     """Boosted trees on (x, y), exported as a TreeModel (inner nodes hold the mean output of the training rows
     that reached them, for the per-feature contributions); ``prior`` is method_prior's table where ``names``
-    holds it."""
+    holds it; ``params`` the trees' settings (TREE_PARAMS by default), ``monotone`` the features the probability
+    never decreases in."""
     from sklearn.ensemble import HistGradientBoostingClassifier  # training only: `pip install scikit-learn`
 
-    clf = HistGradientBoostingClassifier(monotonic_cst=[1 if n in TREE_MONOTONE else 0 for n in names],
-                                         **TREE_PARAMS).fit(x, y)
+    clf = HistGradientBoostingClassifier(monotonic_cst=[1 if n in monotone else 0 for n in names],
+                                         **(params or TREE_PARAMS)).fit(x, y)
     trees = []
     for (pred,) in clf._predictors:  # one tree per iteration (binary); the fitted predictors' node arrays
         nodes = pred.nodes
@@ -112,7 +114,7 @@ def fit_trees(x: np.ndarray, y: np.ndarray, names: list[str], prior: dict | None
                       "right": [0 if leaf[i] else int(nodes["right"][i]) for i in range(len(nodes))],
                       "value": value})
     model = TreeModel.from_dict({"features": names, "trees": trees, "base": float(np.ravel(clf._baseline_prediction)[0]),
-                                 "threshold": 0.5, "monotone": [n for n in TREE_MONOTONE if n in names],
+                                 "threshold": 0.5, "monotone": [n for n in monotone if n in names],
                                  **({"method_prior": prior} if prior and "method_prior" in names else {})})
     check = np.array([model.probability(dict(zip(names, row))) for row in x[:50]])
     if not np.allclose(check, clf.predict_proba(x[:50])[:, 1], atol=1e-6):

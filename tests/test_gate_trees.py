@@ -47,6 +47,15 @@ def test_trees_of_different_depths_walked_together_give_each_tree_s_own_leaf():
             _sigmoid(m.base + sum(t.value[t.path(x)[-1]] for t in m.trees)))
 
 
+def test_probabilities_of_many_rows_are_each_row_s_probability():
+    deep = {"feature": [0, 1, -1, -1, -1], "threshold": [0.5, 0.9, 0, 0, 0], "left": [1, 2, 0, 0, 0],
+            "right": [4, 3, 0, 0, 0], "value": [0.0, -0.2, -2.0, 0.7, 3.0]}
+    m = TreeModel.from_dict({**TREES, "trees": TREES["trees"] + [deep]})
+    rows = [{"coverage": c, "e5_similarity": s} for c in (0.3, 0.5, 0.8) for s in (0.2, 0.9, 0.95)]
+    assert m.probabilities(rows) == pytest.approx([m.probability(r) for r in rows])
+    assert m.probabilities([]) == []
+
+
 def test_contributions_are_the_changes_along_each_path_and_name_the_decisive_feature():
     m = TreeModel.from_dict(TREES)
     assert m.contributions({"coverage": 0.3, "e5_similarity": 0.95}) == {"coverage": -1.0, "e5_similarity": 1.5}
