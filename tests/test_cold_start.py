@@ -1,5 +1,6 @@
 """An answer from a store whose parses are stored loads no parser, segmenter, torch or format library (and, with
-the bar deciding instead of the trained gate, not numpy either: the gate's e5 needs it)."""
+the bar deciding instead of the trained gate and stage 2's own order instead of the trained anchor ranker, not
+numpy either: the gate's e5 and the trained trees need it)."""
 import json
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import json, sys
 from pipeline import KnowledgeBase
 from pipeline.orchestrator import AskSettings
 kb = KnowledgeBase(sys.argv[1], audit_log=None, create=False,
-                   settings=AskSettings(**({"gate_weights": "", "rerank": False} if sys.argv[2:] == ["bar"] else {})))
+                   settings=AskSettings(**({"gate_weights": "", "rerank": False, "anchor_ranker": ""} if sys.argv[2:] == ["bar"] else {})))
 a = kb.ask("劳动合同期限三个月以上不满一年的，试用期最长多久？")
 print(json.dumps({"value": a.value, "loaded": [m for m in %r if m in sys.modules]}, ensure_ascii=False))
 """ % (HEAVY,)

@@ -53,7 +53,7 @@ def test_jsonl_every_line_answered_and_batch_goes_on(db, tmp_path, capsys):
     assert len(out) == len(lines) + 2
     goods = [o for o in out if str(o["id"]).startswith("g") and o["id"] != "gbk"]
     assert [o["id"] for o in goods] == [f"g{i}" for i in range(len(BAD_LINES) + 1)]
-    assert {o["answer"] for o in goods} == {"已满10年不满20年：10天"}
+    assert {o["answer"] for o in goods} == {"已满10年不满20年的，年休假10天；"}
     errors = {o["id"]: o["error"]["code"] for o in out if o["status"] == "error"}
     expected = {json.loads(b)["id"] if b.startswith("{") else None: c for b, c in BAD_LINES}
     expected[None] = "E302"
@@ -69,7 +69,7 @@ def test_jsonl_all_valid_exits_zero(db, tmp_path, capsys):
     path.write_text(json.dumps({"id": 7, "question": GOOD}, ensure_ascii=False) + "\n\n", encoding="utf-8")
     assert main(["ask", "--jsonl", str(path), "--db", str(db), "--audit", "-"]) == 0
     (o,) = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert (o["id"], o["answer"]) == (7, "已满10年不满20年：10天")
+    assert (o["id"], o["answer"]) == (7, "已满10年不满20年的，年休假10天；")
 
 
 def test_question_normalised_at_the_boundary():
@@ -84,7 +84,7 @@ def test_question_normalised_at_the_boundary():
 
 def test_zero_width_space_keeps_the_answer(db):
     kb = KnowledgeBase(db, create=False)
-    assert kb.ask("职工累计工作已满10年不满20年的，年\u200b休假几天？").answer == "已满10年不满20年：10天"
+    assert kb.ask("职工累计工作已满10年不满20年的，年\u200b休假几天？").answer == "已满10年不满20年的，年休假10天；"
 
 
 def test_length_limit_is_configurable(db):
@@ -102,7 +102,7 @@ def test_unwritable_audit_keeps_the_answer(db, tmp_path, capsys):
     rc = main(["ask", GOOD, "--db", str(db), "--json", "--audit", str(blocker / "audit.jsonl")])
     captured = capsys.readouterr()
     assert rc == 0
-    assert json.loads(captured.out)["answer"] == "已满10年不满20年：10天"
+    assert json.loads(captured.out)["answer"] == "已满10年不满20年的，年休假10天；"
     assert captured.err.startswith("W015: Could not write the audit record")
 
 

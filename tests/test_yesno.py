@@ -80,8 +80,10 @@ def test_a_one_character_verb_of_the_question_inside_the_provisions_verb(kb_of):
     # last character of the provision's 饲养, though the two share no four-character run
     doc = ("# 某市养犬管理条例\n\n## 第八条 禁养\n\n市区居民饲养犬只应当遵守本条例。重点管理区内，禁止饲养烈性犬、大型犬。\n\n"
            "## 第九条 登记\n\n养犬人应当自取得犬只之日起三十日内办理养犬登记。\n")
-    # the strategy's reading (rules' gate: in a one-document store the trained gate doubts it)
-    a = kb_of({"养犬条例.md": doc}, settings=AskSettings(gate_weights="")).ask("市区居民家里可以养大型犬吗？")
+    # the strategy's reading (rules' gate and stage 2's own order: in a one-document store the trained gate doubts
+    # it, and the anchor ranker's scores put a near reading of the first sentence ahead, which only the trained gate
+    # may accept)
+    a = kb_of({"养犬条例.md": doc}, settings=AskSettings(gate_weights="", anchor_ranker="")).ask("市区居民家里可以养大型犬吗？")
     assert (a.status, a.value, a.method) == ("answered", {"kind": "boolean", "value": False}, "strategy:yesno.modal")
     assert a.evidence[0].text == "重点管理区内，禁止饲养烈性犬、大型犬。"
     assert "抽取：所问的「大型犬」见于条文的模态分句，另有「养」" in a.reasoning
