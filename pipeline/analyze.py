@@ -224,7 +224,8 @@ class QueryAnalyzer:
         if ak is not None:
             q.constraints["value_kind"] = ak.kind
             q.constraints["value_units"] = list(ak.units)
-            q.constraints["focus"] = ak.focus
+            if ak.how != "ask":  # 什么时候 / 多久 name a kind, not a word the evidence holds
+                q.constraints["focus"] = ak.focus
             q.reasons.append(ak.reason())
             if ak.qtype != q.qtype and (rule_id or "qtype.open") in self.kinds.refines:
                 q.reasons.append(f"问题类型：{q.qtype} → {ak.qtype}（按答案类型）")

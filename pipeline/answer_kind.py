@@ -31,6 +31,11 @@ register_schema("value_kind", {
 }, check=lambda r: None if r.get("value_kind") in VALUE_KINDS and r.get("qtype") in _QTYPES
     else f"value_kind must be one of {VALUE_KINDS} and qtype one of {_QTYPES}")
 
+def _family(kind: str) -> str:
+    """Kinds one question may name by its noun and its interrogative at once: a point in time (date, time)."""
+    return "when" if kind in ("date", "time") else kind
+
+
 # clause punctuation: a noun and an interrogative in different clauses are not linked
 _BREAK = re.compile(r"[，,。；;：:？?！!、]")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
@@ -147,10 +152,12 @@ class AnswerKindGrammar:
                 return k
         inters = [(m.start(), m.end()) for m in self._inter_rx.finditer(text)]
         found = self._link(text, inters) if inters and self._noun_rx is not None else None
-        if found is None:  # 什么时候 / 何时: the interrogative names the kind by itself
-            hit = next(((a, r) for a, r in self._asks if a in text), None)
-            if hit:
-                found = self._make(hit[1], hit[0], "ask")
+        # 什么时候 / 何时 / 多久: an interrogative phrase that names the kind by itself decides over a noun of another
+        # kind it might attach to (保证金什么时候退 asks a time, not an amount; 罚款多久内缴清 a duration); a noun of the
+        # same kind stays the focus (试用期多久, 截止日期是哪天)
+        hit = next(((a, r) for a, r in self._asks if a in text), None)
+        if hit and (found is None or _family(found.kind) != _family(hit[1]["value_kind"])):
+            return self._make(hit[1], hit[0], "ask")
         return found
 
     def _link(self, text: str, inters: list[tuple[int, int]]) -> Optional[AnswerKind]:
