@@ -40,6 +40,8 @@ def main() -> int:
     ap.add_argument("--db", required=True)
     ap.add_argument("--sets", required=True, help="set names (scripts/eval_sets.py), comma-separated")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--max-anchors", type=int, default=AskSettings().max_anchors,
+                    help="stage 2's anchors per question (AskSettings.max_anchors)")
     args = ap.parse_args()
     seen: dict = {}
     orig = Orchestrator._anchors
@@ -52,7 +54,7 @@ def main() -> int:
         return anchors
 
     Orchestrator._anchors = hook
-    kb = KnowledgeBase(args.db, create=False, audit_log=None, settings=AskSettings(anchor_ranker=""))
+    kb = KnowledgeBase(args.db, create=False, audit_log=None, settings=AskSettings(anchor_ranker="", max_anchors=args.max_anchors))
     with open(args.out, "w", encoding="utf-8") as out:
         for name in args.sets.split(","):
             for line in open(set_path(name), encoding="utf-8"):
