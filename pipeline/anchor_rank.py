@@ -15,7 +15,6 @@ strategy's own score plus the anchor's) follows the ranker. The weights ship as 
 """
 from __future__ import annotations
 
-import logging
 import math
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -25,7 +24,6 @@ from .extract import _holds
 from .numbers import find_quantities
 from .types import Anchor, Candidate, Query
 
-log = logging.getLogger(__name__)
 
 RANKER_WEIGHTS = shipped_dir("models") / "anchor_ranker" / "weights.json"
 BLOCK_TYPES = ("paragraph", "list_item", "table", "heading")
@@ -62,11 +60,19 @@ def anchor_features(query: Query, cands: Sequence[Candidate], anchors: Sequence[
             "a_has_num": 1.0 if found else 0.0, "a_chars": math.log1p(len(text)),
             "a_condition": float((a.details or {}).get("condition", 0.0)),
             **{f"a_type_{t}": 1.0 if c.block.type == t else 0.0 for t in BLOCK_TYPES}})
-    for name in ("a_score", "a_e5_block", "a_cov"):
+    relative(rows)
+    return [{n: round(float(r[n]), 4) for n in NAMES} for r in rows]
+
+
+RELATIVE = ("a_score", "a_e5_block", "a_cov")  # each also as its difference from the question's best anchor ("_rel")
+
+
+def relative(rows: list[dict[str, Any]]) -> None:
+    """Set each of RELATIVE's ``_rel`` feature in ``rows`` (one question's anchors): the value minus the best one."""
+    for name in RELATIVE:
         best = max(r[name] for r in rows)
         for r in rows:
-            r[name + "_rel"] = r[name] - best
-    return [{n: round(float(r[n]), 4) for n in NAMES} for r in rows]
+            r[name + "_rel"] = round(r[name] - best, 4)
 
 
 class AnchorRanker:
