@@ -23,6 +23,7 @@ from .config import shipped_dir
 from .extract import _holds
 from .numbers import find_quantities
 from .types import Anchor, Candidate, Query
+from .verify import load_model
 
 
 RANKER_WEIGHTS = shipped_dir("models") / "anchor_ranker" / "weights.json"
@@ -45,17 +46,24 @@ def anchor_features(query: Query, cands: Sequence[Candidate], anchors: Sequence[
     total = sum(query.weights.values()) or 1.0
     units = query.constraints.get("value_units") or []
     rows: list[dict[str, Any]] = []
+    held: dict[str, float] = {}  # the question's word weight each block holds (anchors share blocks)
+
+    def share(text: str) -> float:
+        return sum(w for t, w in query.weights.items() if _holds(query, t, text)) / total
+
     for i, a in enumerate(anchors):
         text, c = a.sentence.text, a.candidate
         found = find_quantities(text)
+        if c.block.block_id not in held:
+            held[c.block.block_id] = share(c.block.text)
         rows.append({
             "a_score": float(a.score), "a_rank": 1.0 / (1.0 + i),
             "a_cue": 1.0 if "cue" in (a.details or {}) else 0.0, "a_pattern": 1.0 if a.pattern else 0.0,
             "a_cand_rank": math.log1p(pos.get(id(c), 99)), "a_cand_score": c.score / top,
             "a_e5_block": float(c.breakdown.get("e5", 0.0)),
             "a_lex_rank": math.log1p(float(c.breakdown.get("lexicon_rank", 0))),
-            "a_cov": sum(w for t, w in query.weights.items() if _holds(query, t, text)) / total,
-            "a_cov_block": sum(w for t, w in query.weights.items() if _holds(query, t, c.block.text)) / total,
+            "a_cov": share(text),
+            "a_cov_block": held[c.block.block_id],
             "a_kind": 0.5 if not units else 1.0 if any(q["unit"] in units for q in found) else 0.0,
             "a_has_num": 1.0 if found else 0.0, "a_chars": math.log1p(len(text)),
             "a_condition": float((a.details or {}).get("condition", 0.0)),
@@ -86,8 +94,6 @@ class AnchorRanker:
     @classmethod
     def load(cls, path: str | Path = RANKER_WEIGHTS, weight: float = 1.0) -> Optional["AnchorRanker"]:
         """The shipped ranker, or None when its weights are not there (the stage-2 order then stands)."""
-        from .verify import load_model
-
         if not path or not Path(path).is_file():
             return None
         return cls(load_model(str(path)), weight)

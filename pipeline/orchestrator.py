@@ -135,6 +135,10 @@ class AskSettings:
         if not isinstance(self.min_similarity, (int, float)) or not 0.0 <= self.min_similarity <= 1.0:
             raise LoopAgentError("E303", name="min_similarity", value=self.min_similarity,
                                  why="not a cosine between 0 and 1", allowed="0 (off) to 1")
+        if isinstance(self.anchor_weight, bool) or not isinstance(self.anchor_weight, (int, float)) \
+                or not self.anchor_weight > 0:
+            raise LoopAgentError("E303", name="anchor_weight", value=self.anchor_weight,
+                                 why="not a positive number", allowed="e.g. 1.0")
         if not isinstance(self.similarity_cache, int) or self.similarity_cache < 1:
             raise LoopAgentError("E303", name="similarity_cache", value=self.similarity_cache,
                                  why="not a positive number of vectors", allowed="integers ≥ 1")

@@ -260,22 +260,16 @@ class TreeModel:
         return self.explain(feats)[1]
 
     def probability(self, feats: dict[str, float]) -> float:
-        """σ(base + Σ leaf): every tree walked at once on packed arrays (the gate asks several times an answer)."""
-        import numpy as np
-        feature, threshold, left, right, value, roots, depth = self._packed
-        x = np.asarray(self._x(feats) + [0.0])  # a leaf's feature −1 reads the padding
-        node = roots
-        for _ in range(depth):
-            node = np.where(x[feature[node]] <= threshold[node], left[node], right[node])
-        return _sigmoid(self.base + float(value[node].sum()))
+        """σ(base + Σ leaf) (the gate asks several times an answer: see ``probabilities``)."""
+        return self.probabilities([feats])[0]
 
     def probabilities(self, rows: list[dict[str, float]]) -> list[float]:
-        """``probability`` of each of ``rows``, every tree walked for every row at once."""
+        """σ(base + Σ leaf) of each of ``rows``: every tree walked for every row at once on packed arrays."""
         import numpy as np
         if not rows:
             return []
         feature, threshold, left, right, value, roots, depth = self._packed
-        x = np.asarray([self._x(f) + [0.0] for f in rows])
+        x = np.asarray([self._x(f) + [0.0] for f in rows])  # a leaf's feature −1 reads the padding
         node = np.broadcast_to(roots, (len(rows), len(roots)))
         at = np.arange(len(rows))[:, None]
         for _ in range(depth):

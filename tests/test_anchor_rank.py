@@ -82,6 +82,11 @@ def test_the_shipped_ranker_loads_with_its_manifest():
     held = manifest["held_out"]
     assert held["ranker_first"] > held["stage2_first"]  # what it was shipped for, held out by documents
     assert AnchorRanker.load("") is None and AnchorRanker.load(ROOT / "no-such-weights.json") is None
+    from pipeline.errors import LoopAgentError
+    for bad in (0, -1.0, "2", True):
+        with pytest.raises(LoopAgentError) as e:
+            AskSettings(anchor_weight=bad)
+        assert e.value.code == "E303" and "anchor_weight" in e.value.message
 
 
 @pytest.fixture(scope="module")

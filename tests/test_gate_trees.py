@@ -52,7 +52,9 @@ def test_probabilities_of_many_rows_are_each_row_s_probability():
             "right": [4, 3, 0, 0, 0], "value": [0.0, -0.2, -2.0, 0.7, 3.0]}
     m = TreeModel.from_dict({**TREES, "trees": TREES["trees"] + [deep]})
     rows = [{"coverage": c, "e5_similarity": s} for c in (0.3, 0.5, 0.8) for s in (0.2, 0.9, 0.95)]
-    assert m.probabilities(rows) == pytest.approx([m.probability(r) for r in rows])
+    walked = [_sigmoid(m.base + sum(t.value[t.path(m._x(r))[-1]] for t in m.trees)) for r in rows]  # one tree at a time
+    assert m.probabilities(rows) == pytest.approx(walked)
+    assert [m.probability(r) for r in rows] == m.probabilities(rows)
     assert m.probabilities([]) == []
 
 
