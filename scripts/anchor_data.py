@@ -6,7 +6,8 @@ ranker off) and records, for the first pass's anchors, pipeline.anchor_rank.anch
 sentence is the gold evidence's (the normalised sentence holds the evidence's first 15 characters, or lies
 inside the evidence). scripts/train_anchor_ranker.py trains on the rows.
 
-usage: scripts/anchor_data.py --db STORE --sets NAME,NAME --out ROWS.jsonl
+usage: scripts/anchor_data.py --db STORE --sets NAME,NAME --out ROWS.jsonl [--max-anchors N] [--text]
+(--text also keeps the question and each sentence, so that a new feature can be tried on the rows without asking again)
 Never give it a sealed set that has not been scored (scripts/eval_sets.py SCORED_SEALED).
 """
 import argparse
@@ -42,6 +43,7 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--max-anchors", type=int, default=AskSettings().max_anchors,
                     help="stage 2's anchors per question (AskSettings.max_anchors)")
+    ap.add_argument("--text", action="store_true", help="keep the question and each anchor's sentence in the rows")
     args = ap.parse_args()
     seen: dict = {}
     orig = Orchestrator._anchors
@@ -64,9 +66,12 @@ def main() -> int:
                 seen.clear()
                 kb.ask(q["question"], id=q["id"])
                 gold = norm(q["evidence"])
-                anchors = [dict(f, gold=is_gold(text, gold)) for text, f in seen.get("rows", [])]
-                out.write(json.dumps({"set": name, "id": q["id"], "qtype": seen.get("qtype"), "anchors": anchors},
-                                     ensure_ascii=False) + "\n")
+                anchors = [dict(f, gold=is_gold(text, gold), **({"text": text} if args.text else {}))
+                           for text, f in seen.get("rows", [])]
+                row = {"set": name, "id": q["id"], "qtype": seen.get("qtype"), "anchors": anchors}
+                if args.text:
+                    row["question"] = q["question"]
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
             print(name, flush=True)
     return 0
 
