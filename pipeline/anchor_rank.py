@@ -32,6 +32,11 @@ BLOCK_TYPES = ("paragraph", "list_item", "table", "heading")
 NAMES = ("a_score", "a_score_rel", "a_rank", "a_cue", "a_pattern", "a_cand_rank", "a_cand_score", "a_e5_block",
          "a_e5_block_rel", "a_lex_rank", "a_cov", "a_cov_rel", "a_cov_block", "a_kind", "a_has_num", "a_chars",
          "a_condition") + tuple(f"a_type_{t}" for t in BLOCK_TYPES)
+# the question types the training questions mostly have: each a feature, so that the trees weigh the others by type
+# (a condition is stated in words, a duration with a figure)
+QTYPES = ("duration", "yesno", "number", "money", "who", "list", "open", "condition", "code", "count", "procedure",
+          "date", "definition", "exception")
+NAMES += ("a_cov_content", "a_cov_content_rel") + tuple(f"a_q_{t}" for t in QTYPES)
 
 
 def anchor_features(query: Query, cands: Sequence[Candidate], anchors: Sequence[Anchor]) -> list[dict[str, float]]:
@@ -51,6 +56,19 @@ def anchor_features(query: Query, cands: Sequence[Candidate], anchors: Sequence[
     def share(text: str) -> float:
         return sum(w for t, w in query.weights.items() if _holds(query, t, text)) / total
 
+    untitled: dict[str, tuple[dict[str, float], float]] = {}  # per title: the question's words its title does not hold
+
+    def content(text: str, title: str) -> float:
+        """The share of the question's word weight outside the document's title that ``text`` holds (words that
+        name the document select it, they say nothing of which sentence answers)."""
+        if title not in untitled:
+            own = {t: w for t, w in query.weights.items() if not _holds(query, t, title)}
+            untitled[title] = (own, sum(own.values()))
+        own, weight = untitled[title]
+        if not weight:
+            return share(text)
+        return sum(w for t, w in own.items() if _holds(query, t, text)) / weight
+
     for i, a in enumerate(anchors):
         text, c = a.sentence.text, a.candidate
         found = find_quantities(text)
@@ -67,12 +85,14 @@ def anchor_features(query: Query, cands: Sequence[Candidate], anchors: Sequence[
             "a_kind": 0.5 if not units else 1.0 if any(q["unit"] in units for q in found) else 0.0,
             "a_has_num": 1.0 if found else 0.0, "a_chars": math.log1p(len(text)),
             "a_condition": float((a.details or {}).get("condition", 0.0)),
+            "a_cov_content": content(text, c.title or ""),
+            **{f"a_q_{t}": 1.0 if query.qtype == t else 0.0 for t in QTYPES},
             **{f"a_type_{t}": 1.0 if c.block.type == t else 0.0 for t in BLOCK_TYPES}})
     relative(rows)
     return [{n: round(float(r[n]), 4) for n in NAMES} for r in rows]
 
 
-RELATIVE = ("a_score", "a_e5_block", "a_cov")  # each also as its difference from the question's best anchor ("_rel")
+RELATIVE = ("a_score", "a_e5_block", "a_cov", "a_cov_content")  # each also as its difference from the question's best anchor ("_rel")
 
 
 def relative(rows: list[dict[str, Any]]) -> None:

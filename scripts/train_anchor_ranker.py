@@ -7,7 +7,7 @@ is ranked first and among the first three, by stage 2's own order and by the ran
 gold sentence is among the anchors at all; then it fits on all rows and writes models/anchor_ranker/
 (weights.json, manifest.json with the data, the commit and these figures).
 
-usage: scripts/train_anchor_ranker.py --rows A.jsonl,B.jsonl [--out DIR]
+usage: scripts/train_anchor_ranker.py --rows A.jsonl,B.jsonl [--out DIR] [--max-anchors N]
        (rows: scripts/anchor_data.py --db STORE --sets … --out A.jsonl)
 """
 import argparse
@@ -29,6 +29,7 @@ from eval_sets import set_path  # noqa: E402
 from train_gate import fit_trees, folds  # noqa: E402
 from train_verifier import git_commit  # noqa: E402
 from pipeline.anchor_rank import NAMES, relative  # noqa: E402
+from pipeline.orchestrator import AskSettings  # noqa: E402
 
 # depth 3 and 300 trees: the ranker sees sentences relative to each other (scores minus the best), which depth 2
 # combines less well; not tuned further. No monotone constraints: held to rise with the condition match, the asked
@@ -76,10 +77,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", required=True, help="scripts/anchor_data.py rows, comma-separated")
     ap.add_argument("--out", default=str(ROOT / "models" / "anchor_ranker"))
+    ap.add_argument("--max-anchors", type=int, default=AskSettings().max_anchors,
+                    help="each question's first N anchors (rows collected with more: their relative features redone)")
     args = ap.parse_args()
     files = [Path(f) for f in args.rows.split(",")]
     rows = [json.loads(x) for f in files for x in open(f, encoding="utf-8") if x.strip()]
     rows = [r for r in rows if r["anchors"]]
+    for r in rows:
+        if len(r["anchors"]) > args.max_anchors:
+            r["anchors"] = r["anchors"][: args.max_anchors]
+            relative(r["anchors"])
     fold = folds(rows, "document")  # ten folds of documents, as the gate's
     held = {"questions": 0, "gold_among_anchors": 0, "stage2_first": 0, "ranker_first": 0,
             "stage2_top3": 0, "ranker_top3": 0}

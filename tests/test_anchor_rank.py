@@ -46,6 +46,22 @@ def test_features_of_each_anchor_relative_to_the_best():
     assert (f0["a_kind"], f1["a_kind"], f0["a_has_num"]) == (1.0, 1.0, 1.0)
     assert (f0["a_type_paragraph"], f1["a_type_list_item"], f1["a_type_paragraph"]) == (1.0, 1.0, 0.0)
     assert f1["a_chars"] == round(math.log1p(len("试用期最长不得超过六个月。")), 4)
+    # no word of the question is in the title 员工手册: the share outside the title is the share itself
+    assert (f0["a_cov_content"], f1["a_cov_content"], f0["a_cov_content_rel"]) == (0.6, 1.0, -0.4)
+    assert (f0["a_q_duration"], f0["a_q_number"]) == (0.0, 0.0)  # the hand-built query has the default type
+
+
+def test_words_of_the_document_s_title_do_not_count_for_the_sentence():
+    # 试用期管理办法 asked by its name: 试用期 selects the document, 最长 says which sentence answers
+    q = Query(text="试用期管理办法里试用期最长几个月", qtype="duration")
+    q.weights = {"试用期": 0.5, "管理办法": 0.2, "最长": 0.3}
+    intro, rule = (_anchor(0, "现将试用期管理办法印发给你们。", 0.9, 4.0), _anchor(1, "试用期最长六个月。", 0.7, 2.0))
+    for a in (intro, rule):
+        a.candidate.title = "试用期管理办法"
+    f0, f1 = anchor_features(q, [intro.candidate, rule.candidate], [intro, rule])
+    assert (f0["a_cov"], f1["a_cov"]) == (0.7, 0.8)  # by all words: nearly even
+    assert (f0["a_cov_content"], f1["a_cov_content"], f0["a_cov_content_rel"]) == (0.0, 1.0, -1.0)
+    assert (f0["a_q_duration"], f0["a_q_number"]) == (1.0, 0.0)
 
 
 # one stump on a_cov: ≤ 0.7 → −1, else +1 (root mean 0); base 0
