@@ -88,10 +88,10 @@ def test_with_the_real_model(kb_of):
     kb = kb_of({"办法.md": DOC})
     a = kb.ask(ASK)
     assert (a.status, a.evidence[0].text) == ("answered", EVIDENCE)
-    # the trees' decisive features: the evidence is ahead of the other sentences in stage 2 (the anchor ranker's
-    # probabilities) and in meaning
+    # the trees' decisive features: the evidence is ahead of the other sentences in meaning, and the anchor ranker
+    # gives its sentence 0.44
     assert any(r.startswith("抽取：关键词覆盖 36% 不足，门控模型采纳（概率") and
-               r.endswith("锚点句领先其他候选句+0.485，语义上领先其他候选句+0.017）") for r in a.reasoning)
+               r.endswith("语义上领先其他候选句+0.017，锚点得分0.44）") for r in a.reasoning)
 
 
 def test_without_weights_or_without_e5_the_rules_decide(kb_of, monkeypatch):
@@ -169,10 +169,10 @@ class _Counting(_Fixed):
 
 
 # stage 1's re-ranking embeds blocks too (tests/test_rerank.py); stage 2's own order: in this small store the anchor
-# ranker is sure of the one 装修 sentence, and the gate then accepts it whatever e5 says. At the bar 0.84, with
-# stage 2's order, the shipped gate gives this extraction 0.35 / 0.79 at cosine 0.8 and margin -0.1 / +0.1 (refused
-# at both ends), and 0.45 / 0.85 at cosine 0.95 (the margin decides)
-LEXICON_ORDER = AskSettings(rerank=False, anchor_ranker="", gate_threshold=0.84)
+# ranker is sure of the one 装修 sentence, and the gate then accepts it whatever e5 says. At the bar 0.70, with
+# stage 2's order, the shipped gate (stop 42) gives this extraction 0.63 at cosine 0.8 whatever the margin (refused),
+# and 0.74 at cosine 0.95 with a margin of +0.1 (the margin decides)
+LEXICON_ORDER = AskSettings(rerank=False, anchor_ranker="", gate_threshold=0.70)
 
 
 def test_the_other_sentences_are_embedded_only_when_the_margin_can_change_the_verdict(kb_of, monkeypatch):

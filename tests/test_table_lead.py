@@ -90,7 +90,7 @@ def test_a_spec_example_marked_as_a_gate_refusal_checks_the_rules_and_the_refusa
     from pipeline.specs import check_spec
     rule = next(r for r in yaml.safe_load((Path(__file__).resolve().parent.parent / "rules" / "specs" / "contracts.yaml")
                                           .read_text(encoding="utf-8"))["rules"] if r["id"] == "spec.contract.deposits")
-    marked = {"input": "质量保证金交多少？", "expect": {"status": "answered", "value": {"number": 5, "unit": "%"},
+    marked = {"input": "质量保证金是多少？", "expect": {"status": "answered", "value": {"number": 5, "unit": "%"},
                                                       "evidence": "质量保证金", "gate": "refuses"}}
     ok, got = check_spec(rule, marked)
     assert ok and got["shipped_gate"] == "not_found" and got["value"] == {"kind": "number", "number": 5, "unit": "%"}
