@@ -246,15 +246,17 @@ class TreeModel:
         """(probability, each feature's share of the logit above the trees' mean output), one walk per tree:
         along each tree's path, the change of the mean output at every node is credited to the feature its
         parent asked about."""
-        x = self._x(feats)
-        out = dict.fromkeys(self.names, 0.0)
-        z = self.base
-        for t in self.trees:
-            nodes = t.path(x)
-            for parent, child in zip(nodes, nodes[1:]):
-                out[self.names[t.feature[parent]]] += t.value[child] - t.value[parent]
-            z += t.value[nodes[-1]]
-        return _sigmoid(z), out
+        import numpy as np
+        feature, threshold, left, right, value, roots, depth = self._packed
+        x = np.asarray(self._x(feats) + [0.0])  # a leaf's feature −1 reads the padding
+        out = np.zeros(len(self.names) + 1)  # …and credits its last slot (with 0: a leaf is its own child)
+        node = roots
+        for _ in range(depth):  # every tree one level down at a time, as ``probabilities`` walks them
+            f = feature[node]
+            child = np.where(x[f] <= threshold[node], left[node], right[node])
+            np.add.at(out, f, value[child] - value[node])
+            node = child
+        return _sigmoid(self.base + float(value[node].sum())), dict(zip(self.names, out[:-1].tolist()))
 
     def contributions(self, feats: dict[str, float]) -> dict[str, float]:
         return self.explain(feats)[1]

@@ -56,6 +56,17 @@ def test_probabilities_of_many_rows_are_each_row_s_probability():
     assert m.probabilities(rows) == pytest.approx(walked)
     assert [m.probability(r) for r in rows] == m.probabilities(rows)
     assert m.probabilities([]) == []
+    # explain walks all trees at once too: its probability is exactly probabilities', and each feature's share is the
+    # changes of mean output along each tree's own path, credited to the feature the parent node asks about
+    for r in rows:
+        x = m._x(r)
+        by_tree = dict.fromkeys(m.names, 0.0)
+        for t in m.trees:
+            nodes = t.path(x)
+            for parent, child in zip(nodes, nodes[1:]):
+                by_tree[m.names[t.feature[parent]]] += t.value[child] - t.value[parent]
+        p, contrib = m.explain(r)
+        assert p == m.probability(r) and contrib == pytest.approx(by_tree, abs=1e-12)
 
 
 def test_contributions_are_the_changes_along_each_path_and_name_the_decisive_feature():
