@@ -42,8 +42,9 @@ NAMES += ("a_cov_content", "a_cov_content_rel") + tuple(f"a_q_{t}" for t in QTYP
 def anchor_features(query: Query, cands: Sequence[Candidate], anchors: Sequence[Anchor]) -> list[dict[str, float]]:
     """The ranker's features of each anchor, in the anchors' order: its stage-2 score and rank, its block's place
     and score in stage 1 (and e5 cosine where stage 1 re-ranked), the question's word weight (synonyms counted)
-    the sentence and its block hold, whether it holds a figure of the asked unit; scores, cosines and coverage
-    also relative to the best of the question's anchors."""
+    the sentence and its block hold, and the share of it outside the document's title the sentence holds, whether
+    it holds a figure of the asked unit, the question's type; scores, cosines and coverage also relative to the best
+    of the question's anchors."""
     if not anchors:
         return []
     top = max((c.score for c in cands), default=0.0) or 1.0
@@ -92,7 +93,8 @@ def anchor_features(query: Query, cands: Sequence[Candidate], anchors: Sequence[
     return [{n: round(float(r[n]), 4) for n in NAMES} for r in rows]
 
 
-RELATIVE = ("a_score", "a_e5_block", "a_cov", "a_cov_content")  # each also as its difference from the question's best anchor ("_rel")
+# each also as its difference from the question's best anchor ("_rel")
+RELATIVE = ("a_score", "a_e5_block", "a_cov", "a_cov_content")
 
 
 def relative(rows: list[dict[str, Any]]) -> None:

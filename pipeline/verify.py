@@ -243,9 +243,9 @@ class TreeModel:
         return dict(self.method_priors)
 
     def explain(self, feats: dict[str, float]) -> tuple[float, dict[str, float]]:
-        """(probability, each feature's share of the logit above the trees' mean output), one walk per tree:
-        along each tree's path, the change of the mean output at every node is credited to the feature its
-        parent asked about."""
+        """(probability, each feature's share of the logit above the trees' mean output): along each tree's path,
+        the change of the mean output at every node is credited to the feature its parent asked about (all trees
+        walked at once, a level at a time; the probability is exactly ``probabilities``')."""
         import numpy as np
         feature, threshold, left, right, value, roots, depth = self._packed
         x = np.asarray(self._x(feats) + [0.0])  # a leaf's feature −1 reads the padding
