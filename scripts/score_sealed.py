@@ -148,6 +148,10 @@ SCOPES = {  # the store each set is scored against: its scope folders (distracto
     "s126": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
     "s127": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
     "s128": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s129": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s130": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s131": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
+    "s132": ["other", "docs/刑法", "docs/诉讼与非诉讼程序法", "docs/宪法相关法", "docs/地方性法规"],
 }
 
 
