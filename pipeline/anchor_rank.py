@@ -54,39 +54,40 @@ def anchor_features(query: Query, cands: Sequence[Candidate], anchors: Sequence[
     rows: list[dict[str, Any]] = []
     held: dict[str, float] = {}  # the question's word weight each block holds (anchors share blocks)
 
-    def share(text: str) -> float:
-        return sum(w for t, w in query.weights.items() if _holds(query, t, text)) / total
+    def holds(text: str) -> set[str]:
+        return {t for t in query.weights if _holds(query, t, text)}
 
-    untitled: dict[str, tuple[dict[str, float], float]] = {}  # per title: the question's words its title does not hold
+    def share(words: set[str], weights: dict[str, float], of: float) -> float:
+        return sum(w for t, w in weights.items() if t in words) / of
 
-    def content(text: str, title: str) -> float:
-        """The share of the question's word weight outside the document's title that ``text`` holds (words that
-        name the document select it, they say nothing of which sentence answers)."""
+    # per title: the question's words it does not hold, and their weight (words that name the document select it;
+    # they say nothing of which of its sentences answers)
+    untitled: dict[str, tuple[dict[str, float], float]] = {}
+    for i, a in enumerate(anchors):
+        text, c = a.sentence.text, a.candidate
+        found = find_quantities(text)
+        words = holds(text)
+        if c.block.block_id not in held:
+            held[c.block.block_id] = share(holds(c.block.text), query.weights, total)
+        title = c.title or ""
         if title not in untitled:
             own = {t: w for t, w in query.weights.items() if not _holds(query, t, title)}
             untitled[title] = (own, sum(own.values()))
         own, weight = untitled[title]
-        if not weight:
-            return share(text)
-        return sum(w for t, w in own.items() if _holds(query, t, text)) / weight
-
-    for i, a in enumerate(anchors):
-        text, c = a.sentence.text, a.candidate
-        found = find_quantities(text)
-        if c.block.block_id not in held:
-            held[c.block.block_id] = share(c.block.text)
+        cov = share(words, query.weights, total)
         rows.append({
             "a_score": float(a.score), "a_rank": 1.0 / (1.0 + i),
             "a_cue": 1.0 if "cue" in (a.details or {}) else 0.0, "a_pattern": 1.0 if a.pattern else 0.0,
             "a_cand_rank": math.log1p(pos.get(id(c), 99)), "a_cand_score": c.score / top,
             "a_e5_block": float(c.breakdown.get("e5", 0.0)),
             "a_lex_rank": math.log1p(float(c.breakdown.get("lexicon_rank", 0))),
-            "a_cov": share(text),
+            "a_cov": cov,
             "a_cov_block": held[c.block.block_id],
             "a_kind": 0.5 if not units else 1.0 if any(q["unit"] in units for q in found) else 0.0,
             "a_has_num": 1.0 if found else 0.0, "a_chars": math.log1p(len(text)),
             "a_condition": float((a.details or {}).get("condition", 0.0)),
-            "a_cov_content": content(text, c.title or ""),
+            # the share of the question's word weight outside the title (all of it when the title holds every word)
+            "a_cov_content": share(words, own, weight) if weight else cov,
             **{f"a_q_{t}": 1.0 if query.qtype == t else 0.0 for t in QTYPES},
             **{f"a_type_{t}": 1.0 if c.block.type == t else 0.0 for t in BLOCK_TYPES}})
     relative(rows)

@@ -244,19 +244,15 @@ class TreeModel:
 
     def explain(self, feats: dict[str, float]) -> tuple[float, dict[str, float]]:
         """(probability, each feature's share of the logit above the trees' mean output): along each tree's path,
-        the change of the mean output at every node is credited to the feature its parent asked about (all trees
-        walked at once, a level at a time; the probability is exactly ``probabilities``')."""
+        the change of the mean output at every node is credited to the feature its parent asked about (the
+        probability is exactly ``probabilities``')."""
         import numpy as np
-        feature, threshold, left, right, value, roots, depth = self._packed
-        x = np.asarray(self._x(feats) + [0.0])  # a leaf's feature −1 reads the padding
-        out = np.zeros(len(self.names) + 1)  # …and credits its last slot (with 0: a leaf is its own child)
-        node = roots
-        for _ in range(depth):  # every tree one level down at a time, as ``probabilities`` walks them
-            f = feature[node]
-            child = np.where(x[f] <= threshold[node], left[node], right[node])
-            np.add.at(out, f, value[child] - value[node])
-            node = child
-        return _sigmoid(self.base + float(value[node].sum())), dict(zip(self.names, out[:-1].tolist()))
+        feature, value = self._packed[0], self._packed[4]
+        levels = self._walk([feats])
+        out = np.zeros(len(self.names) + 1)  # a leaf's feature −1 credits the last slot, with 0 (its own child)
+        for node, child in zip(levels, levels[1:]):
+            np.add.at(out, feature[node[0]], value[child[0]] - value[node[0]])
+        return self._sigmoids(levels[-1])[0], dict(zip(self.names, out[:-1].tolist()))
 
     def contributions(self, feats: dict[str, float]) -> dict[str, float]:
         return self.explain(feats)[1]
@@ -266,17 +262,25 @@ class TreeModel:
         return self.probabilities([feats])[0]
 
     def probabilities(self, rows: list[dict[str, float]]) -> list[float]:
-        """σ(base + Σ leaf) of each of ``rows``: every tree walked for every row at once on packed arrays."""
+        """σ(base + Σ leaf) of each of ``rows``."""
+        return self._sigmoids(self._walk(rows)[-1]) if rows else []
+
+    def _walk(self, rows: list[dict[str, float]]) -> list[Any]:
+        """The nodes every tree is at for every row (rows × trees), from the roots down to the leaves, a level at a
+        time on the packed arrays (a leaf is its own child, so a short path waits at its leaf)."""
         import numpy as np
-        if not rows:
-            return []
-        feature, threshold, left, right, value, roots, depth = self._packed
+        feature, threshold, left, right, _, roots, depth = self._packed
         x = np.asarray([self._x(f) + [0.0] for f in rows])  # a leaf's feature −1 reads the padding
         node = np.broadcast_to(roots, (len(rows), len(roots)))
         at = np.arange(len(rows))[:, None]
+        levels = [node]
         for _ in range(depth):
             node = np.where(x[at, feature[node]] <= threshold[node], left[node], right[node])
-        return [_sigmoid(self.base + float(z)) for z in value[node].sum(axis=1)]
+            levels.append(node)
+        return levels
+
+    def _sigmoids(self, leaves: Any) -> list[float]:
+        return [_sigmoid(self.base + float(z)) for z in self._packed[4][leaves].sum(axis=1)]
 
     @cached_property
     def _packed(self) -> tuple[Any, Any, Any, Any, Any, Any, int]:
