@@ -74,6 +74,7 @@ class AnswerKindGrammar:
         self._between_rx = None
         self._asks: list[tuple[str, dict]] = []
         self._share_rule: Optional[dict] = None
+        self._share_of: frozenset[str] = frozenset()
         self.after_gap = 3
         self.before_gap = 8
         self.refines: frozenset[str] = frozenset()
@@ -104,6 +105,7 @@ class AnswerKindGrammar:
             self._unit_rx = regex.compile(rf"(?:多少|几)(?:个)?({alt(units)})(?![A-Za-z])") if units else None
             share = settings.get("share_cue")
             self._share_rx = regex.compile(str(share)) if share else None
+            self._share_of = frozenset(str(k) for k in settings.get("share_of") or ["money"])
             link = settings.get("before_link")
             self._before_rx = regex.compile(re.sub(r"\s+", "", str(link))) if link else None
             self.after_gap = int(settings.get("after_gap", 3))
@@ -182,7 +184,7 @@ class AnswerKindGrammar:
                 between = text[min(b, m.end()):max(a, m.start())]
                 if gap > limit or _BREAK.search(between):
                     continue
-                if how == "before" and self._share_rule is not None and r["value_kind"] == "money" \
+                if how == "before" and self._share_rule is not None and r["value_kind"] in self._share_of \
                         and self._share_rx is not None and self._share_rx.match(text, m.end()):
                     if best is None or best[0] >= 0:  # the share reading wins over the amount it is a share of
                         best = (-1, 0, self._make(self._share_rule, noun, "share"))

@@ -20,6 +20,8 @@ def grammar():
     ("弄坏了怎么赔？", "money", "赔", "after"),
     ("试用期最长多久？", "duration", "试用期", "before"),
     ("违约时要付合同总价的多少？", "percent", "总价", "share"),
+    ("绿地应当占项目用地面积的多少？", "percent", "面积", "share"),    # a share of an area
+    ("残疾人职工应占本单位职工人数的多少？", "percent", "人数", "share"),  # a share of a headcount
     ("赔偿金是月工资的多少倍？", "multiple", "倍", "unit"),
     ("维修费用由哪一方承担？", "agent", "一方", "after"),
     ("年度计划最晚什么时候交？", "time", "什么时候", "ask"),
