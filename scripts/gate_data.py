@@ -8,7 +8,12 @@ question and evidence and of the best other stage-2 sentence, and the label: whe
 been the answer, would be scored right (pipeline.evaluate.score, value and evidence). The rules decide under
 the bar (AskSettings(gate_weights="")): the rows are what scripts/train_gate.py replays.
 
-usage: scripts/gate_data.py --db STORE --sets A.jsonl,B.jsonl --out ROWS.jsonl
+usage: scripts/gate_data.py --db STORE --sets A.jsonl,B.jsonl --out ROWS.jsonl [--ranker-folds DIR] [--text]
+
+--ranker-folds DIR: stage 2's anchors of each question are ordered by DIR/fold_K.json, the anchor ranker trained
+without the documents of the question's fold K (scripts/train_anchor_ranker.py --fold-models DIR): cross-fitted, so
+that the gate learns from anchors ordered as a new question's are, not by a ranker that has seen the question.
+--text keeps each extraction's question, answer and evidence in the rows.
 Never give it a sealed set that has not been scored (scripts/eval_sets.py SCORED_SEALED).
 """
 import argparse
@@ -20,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pipeline import KnowledgeBase  # noqa: E402
+from pipeline.anchor_rank import AnchorRanker  # noqa: E402
 from pipeline.evaluate.score import score  # noqa: E402
 from pipeline.orchestrator import AskSettings, Orchestrator, _evidence  # noqa: E402
 from pipeline.rescue import gate_features  # noqa: E402
@@ -62,15 +68,29 @@ def main() -> int:
     ap.add_argument("--db", required=True)
     ap.add_argument("--sets", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--ranker-folds", help="the anchor ranker's fold models (cross-fitted anchors)")
+    ap.add_argument("--text", action="store_true", help="keep question, answer and evidence in the rows")
     args = ap.parse_args()
     _wrap()
     kb = KnowledgeBase(args.db, create=False, settings=AskSettings(gate_weights="", near_by_rules=True))  # the rules decide, near readings too
+    rankers = {}
+    if args.ranker_folds:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from train_gate import doc_fold  # noqa: E402
+        weight = kb.orchestrator.settings.anchor_weight
+        rankers = {k: AnchorRanker.load(Path(args.ranker_folds) / f"fold_{k}.json", weight) for k in range(10)}
+        if any(r is None for r in rankers.values()):
+            ap.error(f"--ranker-folds: {args.ranker_folds} lacks fold_0.json … fold_9.json")
     out = open(args.out, "w", encoding="utf-8")
     for path in args.sets.split(","):
         name = Path(path).parent.name if Path(path).name == "questions.jsonl" else Path(path).stem
         qs = [json.loads(x) for x in open(path, encoding="utf-8") if x.strip()]
         for q in qs:
             CURRENT.clear()
+            if rankers:
+                d = q.get("doc")
+                d = d[0] if isinstance(d, list) and d else d
+                kb.orchestrator.anchor_ranker = rankers[doc_fold(d or f"{name}:{q['id']}")]
             a = kb.ask(q["question"], id=q["id"]).to_dict()
             final = score([q], [a])[0]
             gates = []
@@ -78,7 +98,10 @@ def main() -> int:
                 r = score([q], [dict(g["answer"], id=q["id"])])[0]
                 g["right"] = bool(r["correct"] and r["evidence_ok"])
                 g["wrong"] = bool(r["wrong"])
-                g.pop("answer")
+                if args.text:
+                    g["q"] = q["question"]
+                else:
+                    g.pop("answer")
                 gates.append(g)
             out.write(json.dumps({"set": name, "id": q["id"], "type": q.get("type"),
                                   "paraphrase": bool(q.get("paraphrase")), "answerable": q.get("answerable", True),

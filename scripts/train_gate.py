@@ -3,13 +3,16 @@
 bar and above it: one command, held-out figures, weights + manifest.
 
 usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models/gate] [--max-wrong 0.03]
-                             [--model trees|logistic]
+                             [--model trees|logistic] [--ranker-folds DIR]
        scripts/train_gate.py --rows A.jsonl,B.jsonl [...]        (rows written by scripts/gate_data.py)
 
 1. Asks every training question (dev, tests/data/fresh, the practice sets and the sealed sets already scored:
    scripts/eval_sets.py SCORED_SEALED) with the rules' gate (AskSettings(gate_weights="")), two processes, and
    keeps every extraction the gate looked at, its features and whether it would be scored right
-   (scripts/gate_data.py). Dev-corpus sets are asked against --db, the others against --train-db.
+   (scripts/gate_data.py). Dev-corpus sets are asked against --db, the others against --train-db. With
+   --ranker-folds DIR (scripts/train_anchor_ranker.py --fold-models DIR) each question's anchors are ordered by the
+   anchor ranker trained without its document: the shipped ranker puts the gold sentence first more often for the
+   questions it was trained on than for new ones, and a gate trained on those rows trusts stage 2 too much.
 2. Fits gradient-boosted shallow trees (``--model trees``, the default: scikit-learn's
    HistGradientBoostingClassifier, never decreasing in TREE_MONOTONE) or a standardised L2 logistic regression
    (``--model logistic``) on those extractions (under the bar: what the rules accepted or
@@ -147,11 +150,13 @@ DECIDED = UNDER | {"accept_bar"}
 TRAIN_SETS = ["other1", "p2", "p3", "p4", "p5"] + list(SCORED_SEALED)
 
 
-def collect(db: str, train_db: str, out_dir: Path) -> list[Path]:
-    """Run scripts/gate_data.py over the dev-corpus sets and the training-corpus sets, in parallel."""
+def collect(db: str, train_db: str, out_dir: Path, ranker_folds: str | None = None) -> list[Path]:
+    """Run scripts/gate_data.py over the dev-corpus sets and the training-corpus sets, in parallel (with
+    ``ranker_folds``: each question's anchors ordered by the anchor ranker that never saw its document)."""
     jobs = [(db, list(DEV_CORPUS), out_dir / "gate_dev.jsonl"), (train_db, TRAIN_SETS, out_dir / "gate_train.jsonl")]
+    extra = ["--ranker-folds", ranker_folds] if ranker_folds else []
     procs = [subprocess.Popen([sys.executable, str(ROOT / "scripts" / "gate_data.py"), "--db", store, "--sets",
-                               ",".join(str(set_path(n)) for n in names), "--out", str(out)])
+                               ",".join(str(set_path(n)) for n in names), "--out", str(out)] + extra)
              for store, names, out in jobs]
     if any(p.wait() for p in procs):
         raise SystemExit("gate_data.py failed")
@@ -163,19 +168,32 @@ def folds(rows: list[dict], by: str, n: int = 10) -> dict[int, str]:
     an unanswerable question without one is its own), shuffled with a fixed seed."""
     if by == "set":
         return {id(r): r["set"] for r in rows}
+    doc = question_docs([r["set"] for r in rows])
+    keys = {id(r): doc.get((r["set"], r["id"]), f"{r['set']}:{r['id']}") for r in rows}
+    order = sorted(set(keys.values()))
+    random.Random(0).shuffle(order)
+    fold_of = {d: str(i % n) for i, d in enumerate(order)}
+    return {k: fold_of[d] for k, d in keys.items()}
+
+
+def question_docs(names: list[str]) -> dict[tuple[str, str], str]:
+    """(set, question id) -> the question's first document (an unanswerable one without one: set:id)."""
     doc: dict[tuple[str, str], str] = {}
-    for name in sorted({r["set"] for r in rows}):
+    for name in sorted(set(names)):
         for line in open(set_path(name), encoding="utf-8"):
             if line.strip():
                 q = json.loads(line)
                 d = q.get("doc")
                 d = d[0] if isinstance(d, list) and d else d
                 doc[(name, q["id"])] = d or f"{name}:{q['id']}"
-    keys = {id(r): doc.get((r["set"], r["id"]), f"{r['set']}:{r['id']}") for r in rows}
-    order = sorted(set(keys.values()))
-    random.Random(0).shuffle(order)
-    fold_of = {d: str(i % n) for i, d in enumerate(order)}
-    return {k: fold_of[d] for k, d in keys.items()}
+    return doc
+
+
+def doc_fold(doc: str, n: int = 10) -> int:
+    """A document's fold by a hash of its path alone: the same whichever rows are at hand, so a model trained
+    without fold k (scripts/train_anchor_ranker.py --fold-models) can be matched to the questions of fold k
+    in another script (scripts/gate_data.py --ranker-folds)."""
+    return int(hashlib.sha1(doc.encode("utf-8")).hexdigest()[:8], 16) % n
 
 
 def entries(row: dict) -> list[dict]:
@@ -221,6 +239,8 @@ def main() -> int:
     ap.add_argument("--db", help="the dev corpus's store")
     ap.add_argument("--train-db", help="the store of all of ../shared/eval/train")
     ap.add_argument("--rows", help="rows already collected by scripts/gate_data.py (comma-separated)")
+    ap.add_argument("--ranker-folds", help="with --db/--train-db: collect the rows with the anchor ranker's fold "
+                    "models (scripts/train_anchor_ranker.py --fold-models), cross-fitted")
     ap.add_argument("--out", default=str(ROOT / "models" / "gate"))
     ap.add_argument("--max-wrong", type=float, default=0.03,
                     help="the largest held-out wrong-answer rate the threshold may give (0: the gain rule alone)")
@@ -241,7 +261,7 @@ def main() -> int:
     if args.rows:
         files = [Path(f) for f in args.rows.split(",")]
     elif args.db and args.train_db:
-        files = collect(args.db, args.train_db, Path(tempfile.mkdtemp(prefix="gate-")))
+        files = collect(args.db, args.train_db, Path(tempfile.mkdtemp(prefix="gate-")), args.ranker_folds)
     else:
         ap.error("--rows, or --db and --train-db")
     rows = [json.loads(x) for f in files for x in open(f, encoding="utf-8") if x.strip()]

@@ -180,3 +180,13 @@ def test_a_small_store_answers_what_it_holds_and_refuses_what_it_does_not(kb_of)
     assert c.status == "not_found"
     lone = c.to_dict()["stages"]["syntax"]["anchors"][0]
     assert lone["text"] == "员工结婚的，享受婚假3天。" and lone["details"]["ranker"] < 0.5
+
+
+
+def test_a_document_s_fold_depends_on_its_path_alone():
+    """The cross-fitted gate rows (scripts/gate_data.py --ranker-folds) pick each question's ranker by its document's
+    fold, and scripts/train_anchor_ranker.py --fold-models trains fold K's model without those documents: both
+    compute the fold from the path alone (the first 8 hex digits of its SHA-1, modulo the number of folds)."""
+    doc_fold = _script("train_gate").doc_fold
+    assert [doc_fold(p) for p in ("other/合同/租赁合同.md", "docs/刑法/a.md", "s1:q1")] == [8, 0, 2]  # 9c153116, c95d8d32, 78574cc2
+    assert doc_fold("other/合同/租赁合同.md", 3) == 0x9c153116 % 3 == 2
