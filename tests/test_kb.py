@@ -480,3 +480,17 @@ def test_a_two_ask_question_is_not_answered_with_one_templated_value(tmp_path):
     assert two.status == "not_found"
     assert any(r.startswith("拒答：问题有两问，template:duration.") and r.endswith("只取出一个值")
                for r in two.reasoning), two.reasoning
+
+
+def test_steps_numbered_with_a_closing_bracket_answer_a_procedure_whole(kb_of):
+    """A manual's steps written 1）… 2) … are list items of their lead (pipeline/ingest/structure.py HALF_AR), so a
+    procedure question gets every step with its evidence; as paragraphs, the first step alone was all stage 3 saw."""
+    kb = kb_of({"烧录工具使用说明.md": "# 烧录工具使用说明\n\n## 3.2 下载\n\n使用烧录工具下载固件的流程为：\n\n"
+                "1）连接调试器；\n\n2) 选择芯片型号；\n\n3）添加固件文件；\n\n4）执行\n\n注：仅新版调试器支持此流程。\n\n"
+                "## 3.3 擦除\n\n工具可以通过控制复位引脚对芯片的用户区进行全部擦除。\n"})
+    a = kb.ask("下载固件的流程是什么？")
+    assert (a.status, a.method) == ("answered", "strategy:list.items")
+    assert a.value == {"kind": "list", "items": ["1）连接调试器", "2)选择芯片型号", "3）添加固件文件", "4）执行"]}
+    assert a.answer == "1）连接调试器；2)选择芯片型号；3）添加固件文件；4）执行"
+    assert [e.text for e in a.evidence] == ["使用烧录工具下载固件的流程为：", "1）连接调试器；", "2)选择芯片型号；",
+                                           "3）添加固件文件；", "4）执行"]

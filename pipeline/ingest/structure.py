@@ -28,6 +28,7 @@ PAREN_CN = re.compile(rf"^([（(][{CN_NUM}]+[)）])\s*(.*)$", re.S)
 DOTTED = re.compile(r"^(\d+(?:\.\d+){1,4})\.?(?:\s+|(?=[\u4e00-\u9fff]))(.*)$", re.S)
 ARABIC = re.compile(r"^(\d{1,2}[.．、])(?!\d)\s*(.*)$", re.S)
 PAREN_AR = re.compile(r"^([（(]\d{1,2}[)）])\s*(.*)$", re.S)
+HALF_AR = re.compile(r"^(\d{1,2}[)）])\s*(.*)$", re.S)  # 1）连接… / 2) 选择…: steps numbered with a closing bracket
 BULLET = re.compile(r"^([-*+•●○■◆·])\s+(.*)$", re.S)
 APPENDIX = re.compile(cues.pattern("ingest.appendix"))
 
@@ -39,7 +40,7 @@ MARKDOWN_RANK = {1: 0, 2: 3, 3: 4, 4: 5, 5: 6, 6: 7}
 class LineKind:
     """What a line is: its structural kind, numbering label, remaining text, and rank if a heading."""
 
-    kind: str  # part/subpart/chapter/section/article/enum/item/numbered/bullet/text
+    kind: str  # part/subpart/chapter/section/article/enum/item/dotted/numbered/item_ar/item_half/bullet/text
     label: str
     rest: str
     rank: Optional[int] = None
@@ -56,7 +57,7 @@ def classify(line: str) -> LineKind:
     if m:
         return LineKind("article", m.group(1), m.group(2).strip())
     for kind, rx in (("enum", CN_ENUM), ("item", PAREN_CN), ("dotted", DOTTED), ("numbered", ARABIC),
-                     ("item_ar", PAREN_AR), ("bullet", BULLET)):
+                     ("item_ar", PAREN_AR), ("item_half", HALF_AR), ("bullet", BULLET)):
         m = rx.match(s)
         if m:
             return LineKind(kind, m.group(1), m.group(2).strip())
@@ -131,7 +132,8 @@ class DocBuilder:
 
     def list_item(self, label: str, text: str, **pos) -> Block:
         """An enumerated item such as （一）… or 1. …, kept with its label."""
-        full = f"{label}{text}" if label.startswith(("（", "(")) or label.endswith(("、", ".", "．")) else f"{label} {text}"
+        full = f"{label}{text}" if label.startswith(("（", "(")) or label.endswith(("、", ".", "．", ")", "）")) \
+            else f"{label} {text}"
         return self._add("list_item", full.strip(), meta={"label": label}, **pos)
 
     def table(self, header: list[str], rows: list[list[str]], caption: str = "", **pos) -> Block:
@@ -182,7 +184,7 @@ class DocBuilder:
             self.heading(f"{lk.label} {lk.rest}".strip(), lk.rank, label=None, **pos)
         elif lk.kind == "article":
             self.article(lk.label, lk.rest, **pos)
-        elif lk.kind in ("item", "item_ar", "bullet") or (lk.kind in ENUM_RANK and self.in_article):
+        elif lk.kind in ("item", "item_ar", "item_half", "bullet") or (lk.kind in ENUM_RANK and self.in_article):
             self.list_item(lk.label, lk.rest, **pos)
         elif lk.kind in ENUM_RANK and is_heading_like(lk.rest):
             self.heading(f"{lk.label}{lk.rest}" if lk.label.endswith("、") else f"{lk.label} {lk.rest}",

@@ -129,3 +129,18 @@ def test_inline_bold_and_escapes_are_not_part_of_the_text(tmp_path):
     doc = parse_file(p, "cla.md").document
     assert [b.text for b in doc.blocks] == ["本协议中的“项目管理方”是北京某某科技有限责任公司。",
                                             "公司 每月10日 发薪，文档以纯文本形式(易读)编写，2 * 3 = 6。"]
+
+
+def test_steps_numbered_with_a_closing_bracket_are_list_items(tmp_path):
+    """1）… / 2) … (a number and a closing bracket, no opening one: manuals and contracts number steps so) are list
+    items of the lead before them, kept as written, and a short last step (5）执行) is no heading."""
+    p = tmp_path / "manual.md"
+    p.write_text("# 烧录工具使用说明\n\n## 3.2 下载\n\n使用烧录工具下载固件的流程为：\n\n1）连接调试器；\n\n"
+                 "2) 选择芯片型号；\n\n3）添加固件文件；\n\n4）执行\n\n注：仅新版调试器支持此流程。\n", encoding="utf-8")
+    doc = parse_file(p).document
+    body = [(b.type, b.text) for b in doc.blocks if b.type != "heading"]
+    assert body == [("paragraph", "使用烧录工具下载固件的流程为："), ("list_item", "1）连接调试器；"),
+                    ("list_item", "2)选择芯片型号；"), ("list_item", "3）添加固件文件；"), ("list_item", "4）执行"),
+                    ("paragraph", "注：仅新版调试器支持此流程。")]
+    assert [b.meta["label"] for b in doc.blocks if b.type == "list_item"] == ["1）", "2)", "3）", "4）"]
+    assert all(b.section == ["3.2 下载"] for b in doc.blocks if b.type == "list_item")
