@@ -1,8 +1,9 @@
 """The loop: after a pass without a grounded answer, rewrite the query from what the pass saw and retry.
 
 Rewrites, in order (each only changes what is retrieved; a retry's answer is decided as a first answer is,
-by the trained gate, else the coverage bar and its rules, or the trained verifier when it is on; record mode
-never loops):
+by the trained gate, else the coverage bar and its rules, or the trained verifier when it is on; the gate may
+hold a retry's answer to a higher bar, ``AskSettings.retry_gate_threshold``, the retry's query being marked
+``constraints["retry"]``; record mode never loops):
 - ``focus_document``: the best candidate's document only (the question named none), so more of its
   blocks are recalled than the corpus-wide recall limit lets through;
 - ``section_title``: that document, with the words of the best candidate's section title added to the
@@ -116,7 +117,7 @@ def _retry(query: Query, doc_ids: list[str], extra_terms: list[str]) -> Query:
     # no article hint: a 第X条 the question names would pin the scope to the focused document's article
     # and let the retry skip the coverage bar the first pass had to meet
     return replace(query, terms=list(query.terms) + extra_terms, reasons=list(query.reasons), article_hint=None,
-                   rejected=[], constraints={**query.constraints, "doc_ids": doc_ids})
+                   rejected=[], constraints={**query.constraints, "doc_ids": doc_ids, "retry": True})
 
 
 def reasons(steps: list[dict[str, Any]]) -> list[str]:

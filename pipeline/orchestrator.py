@@ -116,6 +116,9 @@ class AskSettings:
     # the loop (pipeline/loop.py): passes in all after a pass without an answer (1: no loop), and its time budget
     loop_steps: int = 3
     loop_budget_ms: float = 1500.0
+    # the gate's bar for an answer found by one of the loop's retries, when higher than the first pass's (None: the
+    # same bar). A retry looks again where the first pass found nothing good enough, inside one document
+    retry_gate_threshold: Optional[float] = None
     # the LLM decision mode (pipeline/decide.py): with a generator configured, the model chooses search / read /
     # expand / answer steps first, checked by code; without an accepted answer the rules path answers
     decision: bool = False
@@ -142,7 +145,7 @@ class AskSettings:
         if not isinstance(self.similarity_cache, int) or self.similarity_cache < 1:
             raise LoopAgentError("E303", name="similarity_cache", value=self.similarity_cache,
                                  why="not a positive number of vectors", allowed="integers ≥ 1")
-        for name in ("gate_threshold", "gate_threshold_no"):
+        for name in ("gate_threshold", "gate_threshold_no", "retry_gate_threshold"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)
                                       or not 0.0 <= value <= 1.0):
@@ -533,8 +536,11 @@ class Orchestrator:
         """The trained gate's verdict, said in the reasoning (accepted, after ``lead``) or kept as the refusal's
         reason (``found.similarity``)."""
         says_no = found.method.startswith("strategy:yesno") and (found.value or {}).get("value") is False
-        verdict, spared = decide_gate(self, self.gate_model_no if says_no else self.gate_model, query, found, anchors,
-                                      scope)
+        model = self.gate_model_no if says_no else self.gate_model
+        retry_bar = self.settings.retry_gate_threshold
+        if query.constraints.get("retry") and retry_bar is not None and retry_bar > model.threshold:
+            model = Verifier(model.model, retry_bar)  # a retry's answer: the loop's own, higher bar
+        verdict, spared = decide_gate(self, model, query, found, anchors, scope)
         said = f"门控模型{verdict.reason()[3:]}" + _GATE_SPARED.get(spared, "")
         if verdict.accept:
             found.reasons.append(lead + said)

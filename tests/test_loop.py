@@ -78,3 +78,31 @@ def test_jaccard_and_settings_validation():
     assert exc.value.code == "E303" and "max_steps" in str(exc.value)
     with pytest.raises(LoopAgentError):
         LoopSettings(repeat_jaccard=1.5)
+
+
+def test_a_retry_s_answer_meets_the_loop_s_own_bar(db, monkeypatch):
+    """AskSettings.retry_gate_threshold: an extraction found by one of the loop's retries (pipeline.loop._retry marks
+    its query) is accepted only at or above that bar when it is higher than the gate's own; a first pass keeps the
+    gate's bar. Here the gate's probability is held at 0.85, between the shipped bar and a retry bar of 0.90."""
+    from types import SimpleNamespace
+
+    import pipeline.orchestrator as orch_mod
+    from pipeline.loop import _retry
+    from pipeline.types import Query
+    from pipeline.verify import Verdict
+
+    def gate_at(p):
+        return lambda orch, model, query, found, anchors, scope: (
+            Verdict("answer" if p >= model.threshold else "not_found", p, model.threshold, {}), "")
+    monkeypatch.setattr(orch_mod, "decide_gate", gate_at(0.85))
+    decided = {}
+    for bar in (None, 0.90):
+        kb = KnowledgeBase(db, audit_log=None, settings=AskSettings(retry_gate_threshold=bar))
+        first = Query(text="员工结婚可以请几天婚假？")
+        for name, q in (("first", first), ("retry", _retry(first, ["d1"], []))):
+            found = SimpleNamespace(method="template:duration.is", value={}, reasons=[], similarity="")
+            decided[(bar, name)] = kb.orchestrator._gate_verdict(q, found, [], None)
+    assert kb.orchestrator.gate_model.threshold < 0.85
+    assert decided == {(None, "first"): True, (None, "retry"): True, (0.90, "first"): True, (0.90, "retry"): False}
+    with pytest.raises(LoopAgentError):
+        AskSettings(retry_gate_threshold=1.5)
