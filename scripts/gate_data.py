@@ -76,7 +76,7 @@ def main() -> int:
     rankers = {}
     if args.ranker_folds:
         sys.path.insert(0, str(ROOT / "scripts"))
-        from train_gate import doc_fold  # noqa: E402
+        from train_gate import doc_fold, question_doc  # noqa: E402
         weight = kb.orchestrator.settings.anchor_weight
         rankers = {k: AnchorRanker.load(Path(args.ranker_folds) / f"fold_{k}.json", weight) for k in range(10)}
         if any(r is None for r in rankers.values()):
@@ -88,9 +88,7 @@ def main() -> int:
         for q in qs:
             CURRENT.clear()
             if rankers:
-                d = q.get("doc")
-                d = d[0] if isinstance(d, list) and d else d
-                kb.orchestrator.anchor_ranker = rankers[doc_fold(d or f"{name}:{q['id']}")]
+                kb.orchestrator.anchor_ranker = rankers[doc_fold(question_doc(q, name))]
             a = kb.ask(q["question"], id=q["id"]).to_dict()
             final = score([q], [a])[0]
             gates = []

@@ -176,16 +176,21 @@ def folds(rows: list[dict], by: str, n: int = 10) -> dict[int, str]:
     return {k: fold_of[d] for k, d in keys.items()}
 
 
+def question_doc(q: dict, name: str) -> str:
+    """A question's first document (a question of set ``name`` without one: name:id)."""
+    d = q.get("doc")
+    d = d[0] if isinstance(d, list) and d else d
+    return d or f"{name}:{q['id']}"
+
+
 def question_docs(names: list[str]) -> dict[tuple[str, str], str]:
-    """(set, question id) -> the question's first document (an unanswerable one without one: set:id)."""
+    """(set, question id) -> :func:`question_doc` for every question of the sets ``names``."""
     doc: dict[tuple[str, str], str] = {}
     for name in sorted(set(names)):
         for line in open(set_path(name), encoding="utf-8"):
             if line.strip():
                 q = json.loads(line)
-                d = q.get("doc")
-                d = d[0] if isinstance(d, list) and d else d
-                doc[(name, q["id"])] = d or f"{name}:{q['id']}"
+                doc[(name, q["id"])] = question_doc(q, name)
     return doc
 
 
