@@ -12,7 +12,8 @@ usage: scripts/gate_data.py --db STORE --sets A.jsonl,B.jsonl --out ROWS.jsonl [
 
 --ranker-folds DIR: stage 2's anchors of each question are ordered by DIR/fold_K.json, the anchor ranker trained
 without the documents of the question's fold K (scripts/train_anchor_ranker.py --fold-models DIR): cross-fitted, so
-that the gate learns from anchors ordered as a new question's are, not by a ranker that has seen the question.
+that the anchors are ordered as a new question's are, not by a ranker that has seen the question (an honest
+held-out estimate of the gate).
 --text keeps each extraction's question, answer and evidence in the rows.
 Never give it a sealed set that has not been scored (scripts/eval_sets.py SCORED_SEALED).
 """

@@ -12,9 +12,9 @@ usage: scripts/train_anchor_ranker.py --rows A.jsonl,B.jsonl [--out DIR] [--max-
 
 --fold-models DIR also writes ten models, DIR/fold_K.json, each trained without the questions of the documents of
 fold K by scripts/train_gate.doc_fold (a hash of the document's path). scripts/gate_data.py --ranker-folds DIR
-asks each training question with the model that never saw its document, so the gate learns from anchors ordered
-as they are for a new question (the shipped ranker orders its own training questions better: 2,598 of 3,286
-gold-first in sample against 2,482 held out, stop 43).
+asks each training question with the model that never saw its document, so the gate's rows show anchors ordered
+as they are for a new question and its held-out figures are honest (the shipped ranker orders its own training
+questions better: 2,598 of 3,286 gold-first in sample against 2,482 held out, stop 43).
 """
 import argparse
 import datetime

@@ -12,7 +12,8 @@ usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models
    (scripts/gate_data.py). Dev-corpus sets are asked against --db, the others against --train-db. With
    --ranker-folds DIR (scripts/train_anchor_ranker.py --fold-models DIR) each question's anchors are ordered by the
    anchor ranker trained without its document: the shipped ranker puts the gold sentence first more often for the
-   questions it was trained on than for new ones, and a gate trained on those rows trusts stage 2 too much.
+   questions it was trained on than for new ones, so the held-out figures of such rows are the honest estimate
+   (a gate trained on them was no better than one trained on the usual rows: docs/benchmarks.md, stop 43).
 2. Fits gradient-boosted shallow trees (``--model trees``, the default: scikit-learn's
    HistGradientBoostingClassifier, never decreasing in TREE_MONOTONE) or a standardised L2 logistic regression
    (``--model logistic``) on those extractions (under the bar: what the rules accepted or

@@ -14,6 +14,19 @@ ANNUAL_LEAVE = EXAMPLES / "职工带薪年休假条例(2007-12-14).md"
 LEAVE_DOCX = EXAMPLES / "企业职工带薪年休假实施办法.docx"
 
 
+def load_script(name: str):
+    """scripts/NAME.py loaded as a module (scripts/ put on sys.path for the scripts' imports of each other)."""
+    import importlib.util
+    import sys
+
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.insert(0, str(ROOT / "scripts"))
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 @pytest.fixture(scope="session")
 def example_kb(tmp_path_factory):
     """A KnowledgeBase over examples/docs (ingested once; read-only for tests)."""

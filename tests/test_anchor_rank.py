@@ -11,6 +11,7 @@ from pipeline.anchor_rank import NAMES, RANKER_WEIGHTS, AnchorRanker, anchor_fea
 from pipeline.orchestrator import AskSettings
 from pipeline.types import Anchor, Block, Candidate, Query, Sentence
 from pipeline.verify import TreeModel
+from tests.conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -132,14 +133,6 @@ def test_stage_2_anchors_carry_the_ranker_s_probability_only_when_it_is_on(kbs):
     assert a_on["value"]["number"] == a_off["value"]["number"] == 6
 
 
-def _script(name):
-    import importlib.util
-    import sys
-    sys.path.insert(0, str(ROOT / "scripts"))
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_narrowed_training_rows_recompute_what_is_relative_to_the_best():
@@ -147,7 +140,7 @@ def test_narrowed_training_rows_recompute_what_is_relative_to_the_best():
     small store would show them: ranks, stage-1 ranks and scores, and the features relative to the best anchor are
     those of the draw."""
     pytest.importorskip("sklearn")
-    train = _script("train_anchor_ranker")
+    train = load_script("train_anchor_ranker")
     base = dict.fromkeys(NAMES, 0.0)
     anchors = [dict(base, a_score=1.2, a_cov=1.0, a_cand_rank=0.0, a_cand_score=1.0, a_e5_block=0.95, gold=False),
                dict(base, a_score=0.9, a_cov=0.5, a_cand_rank=round(math.log1p(4), 4), a_cand_score=0.5,
@@ -187,6 +180,6 @@ def test_a_document_s_fold_depends_on_its_path_alone():
     """The cross-fitted gate rows (scripts/gate_data.py --ranker-folds) pick each question's ranker by its document's
     fold, and scripts/train_anchor_ranker.py --fold-models trains fold K's model without those documents: both
     compute the fold from the path alone (the first 8 hex digits of its SHA-1, modulo the number of folds)."""
-    doc_fold = _script("train_gate").doc_fold
+    doc_fold = load_script("train_gate").doc_fold
     assert [doc_fold(p) for p in ("other/合同/租赁合同.md", "docs/刑法/a.md", "s1:q1")] == [8, 0, 2]  # 9c153116, c95d8d32, 78574cc2
     assert doc_fold("other/合同/租赁合同.md", 3) == 0x9c153116 % 3 == 2

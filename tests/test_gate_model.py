@@ -1,9 +1,7 @@
 """The trained gate under the coverage bar (pipeline/rescue.py, models/gate): an extraction the lexical bar
 refuses is accepted when the logistic regression over coverage, full e5's similarity and margin and stage 2's
 preference says so; the rules under the bar decide only without it."""
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,17 +10,13 @@ from pipeline.errors import LoopAgentError
 from pipeline.orchestrator import AskSettings
 from pipeline.rescue import GATE_WEIGHTS
 from pipeline.verify import FEATURES, load_model
+from tests.conftest import load_script
 
 from .test_similarity_bar import DOC, _Fixed  # the same 物业 regulation and e5 stub as the rules' meaning check
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _eval_sets():
-    spec = importlib.util.spec_from_file_location("eval_sets", ROOT / "scripts" / "eval_sets.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 ASK = "要装修房子了，得提前几天通知物业？"  # the provision covers 36% of its weighted words (the bar is 70%)
@@ -39,7 +33,7 @@ def test_the_shipped_weights_load_and_name_only_known_features():
     within = [c for c in manifest["curve"] if c["wrong_rate"] <= manifest["max_wrong"]]
     assert model.threshold == min(c["threshold"] for c in within)
     # a sealed set is trained on only once it has been scored (scripts/eval_sets.py SCORED_SEALED)
-    scored = set(_eval_sets().SCORED_SEALED)
+    scored = set(load_script("eval_sets").SCORED_SEALED)
     sealed = {p.name for p in (ROOT / "tests" / "data" / "sealed").iterdir() if p.is_dir()}
     trained = set(manifest["data"])
     assert trained & scored  # the scored sealed sets are training data...
@@ -115,12 +109,6 @@ def test_a_broken_weights_file_is_a_coded_error(tmp_path):
     assert e.value.code == "E406"
 
 
-def _train_gate():
-    spec = importlib.util.spec_from_file_location("train_gate", ROOT / "scripts" / "train_gate.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(ROOT / "scripts"))
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _row(gates, final_right=False, final_wrong=False):
@@ -129,7 +117,7 @@ def _row(gates, final_right=False, final_wrong=False):
 
 
 def test_the_replay_changes_a_question_only_where_the_gate_decides_otherwise():
-    replay = _train_gate().replay
+    replay = load_script("train_gate").replay
     rows = [
         _row([{"decision": "refuse_cover", "right": True, "wrong": False}]),                  # rescued: right
         _row([{"decision": "refuse_cover", "right": False, "wrong": True}]),                  # rescued: wrong

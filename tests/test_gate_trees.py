@@ -1,6 +1,5 @@
 """The gate's boosted trees (pipeline.verify.TreeModel): prediction and per-feature contributions with no library,
 the e5 shortcut only where the trees are monotone, and scripts/train_gate.py's export reproducing scikit-learn."""
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -11,6 +10,7 @@ import pytest
 from pipeline.errors import LoopAgentError
 from pipeline.rescue import _bound
 from pipeline.verify import TreeModel, Verifier, load_model
+from tests.conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -103,9 +103,7 @@ def test_the_e5_shortcut_needs_monotone_trees():
 
 def test_train_gate_exports_trees_that_reproduce_scikit_learn():
     pytest.importorskip("sklearn")
-    spec = importlib.util.spec_from_file_location("train_gate", ROOT / "scripts" / "train_gate.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("train_gate")
     rng = np.random.default_rng(0)
     names = ["coverage", "e5_similarity", "anchor_margin", "yesno"]
     x = rng.random((400, 4))
@@ -121,9 +119,7 @@ def test_train_gate_exports_trees_that_reproduce_scikit_learn():
 
 
 def test_the_threshold_rule_holds_the_held_out_wrong_rate_to_the_bar():
-    spec = importlib.util.spec_from_file_location("train_gate", ROOT / "scripts" / "train_gate.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("train_gate")
     curve = [{"threshold": 0.6, "wrong_rate": 0.045, "gain": 254.0}, {"threshold": 0.65, "wrong_rate": 0.039, "gain": 262.0},
              {"threshold": 0.75, "wrong_rate": 0.028, "gain": 248.0}, {"threshold": 0.8, "wrong_rate": 0.023, "gain": 210.0}]
     assert mod.choose(curve, 0.03)["threshold"] == 0.75  # the lowest within 3%, though 0.65 gains more
@@ -135,9 +131,7 @@ def test_the_threshold_rule_holds_the_held_out_wrong_rate_to_the_bar():
 
 
 def test_held_out_folds_keep_each_document_in_one_fold():
-    spec = importlib.util.spec_from_file_location("train_gate", ROOT / "scripts" / "train_gate.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("train_gate")
     questions = [json.loads(x) for x in open(ROOT / "tests" / "data" / "fresh" / "set1.jsonl", encoding="utf-8")
                  if x.strip()]
     rows = [{"set": "set1", "id": q["id"]} for q in questions]
@@ -171,9 +165,7 @@ def test_method_prior_ships_its_table_with_the_trees(tmp_path):
 
 
 def test_train_gate_method_priors_are_smoothed_shares_of_right_extractions():
-    spec = importlib.util.spec_from_file_location("train_gate", ROOT / "scripts" / "train_gate.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("train_gate")
     gs = [{"method": "template:a", "right": True}] * 9 + [{"method": "template:a", "right": False}] \
         + [{"method": "strategy:b", "right": False}] * 10
     p = mod.method_priors(gs, 10.0)

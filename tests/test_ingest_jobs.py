@@ -78,13 +78,8 @@ def test_cli_jobs_flag_and_no_bar_in_a_pipe(tmp_path, capsys):
 
 
 def _same_store():
-    import importlib.util
-
-    from tests.conftest import ROOT
-    spec = importlib.util.spec_from_file_location("same_store", ROOT / "scripts" / "same_store.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from tests.conftest import load_script
+    return load_script("same_store")
 
 
 def test_in_process_one_job_and_two_jobs_write_the_same_store(tmp_path):

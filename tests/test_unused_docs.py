@@ -1,17 +1,8 @@
 """scripts/unused_docs.py: the documents the repository's question sets name (the exclusion list for a sealed set on
 unseen documents)."""
-import importlib.util
 import json
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("unused_docs", ROOT / "scripts" / "unused_docs.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from tests.conftest import load_script
 
 
 def test_every_set_s_documents_count_as_used(tmp_path):
@@ -23,7 +14,7 @@ def test_every_set_s_documents_count_as_used(tmp_path):
         d.mkdir(parents=True)
         (d / "questions.jsonl").write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qs),
                                            encoding="utf-8")
-    mod = _script()
+    mod = load_script("unused_docs")
     assert mod.used_documents(tmp_path) == {"docs/地方性法规/上海/甲条例.md", "other/合同/租赁合同.docx",
                                             "other/制度/考勤制度.md", "docs/刑法/刑法.md"}
     assert mod.group("docs/地方性法规/上海/甲条例.md") == "docs/地方性法规"

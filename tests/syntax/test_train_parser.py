@@ -1,14 +1,13 @@
 """Training data conversion (fast) and a tiny end-to-end training run (slow)."""
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "tests" / "data" / "ud_tiny.conllu"
-_spec = importlib.util.spec_from_file_location("train_parser", ROOT / "scripts" / "train_parser.py")
-train_parser = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(train_parser)
+train_parser = load_script("train_parser")
 
 
 def test_conllu_becomes_gold_words_without_spaces():
