@@ -53,6 +53,8 @@ _CLAUSE_END = re.compile(r"[，,；;。？?！!]")
 NEAR = ".near"  # an extraction method's ending for a weak reading (the asked act in other words): only the gate accepts it
 _YEAR_WORD = re.compile(r"(?:19|20)\d{2}\s*年?")  # a version's year, which would read as two versions again
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
+_TIER = re.compile(cues.pattern("tier.label"))
+_SPACES = re.compile(r"\s+")
 _YEAR_UNIT = cues.text("figure.year_unit")
 _QUALIFIER_AFTER = re.compile(cues.pattern("figure.qualifier_after"))
 # the gate's verdict was known at either end of the margin's range, so the other sentences were not embedded;
@@ -349,7 +351,7 @@ class Orchestrator:
             if self._gate(query, f, strict, trace_obj, anchors):
                 found = f
                 break
-            if f.refused != "identifier":
+            if f.refused not in ("identifier", "tier"):  # another product's or tier's: the next may be the asked one's
                 break
         timings["extract"] = _ms(t)
         if found is None and self.generator is not None and anchors and not fired:
@@ -437,6 +439,10 @@ class Orchestrator:
             # 序号：33；修订前：第五十一条…；修订后：… : the column before the change is no longer in force
             why = f"{found.method} 的证据出自修订对照表「修订前」一栏，问题问的不是修订前的规定"
             found.refused = "revised"
+        elif not found.exact and (tiers := other_tiers(query.text, ev_text)):
+            # C类人员到二类城市… answered by …D类三类城市…: the sentence speaks of other tiers of the same series
+            why = f"{found.method} 的证据说的是{'、'.join(tiers[1])}，问题问的是{'、'.join(tiers[0])}"
+            found.refused = "tier"
         elif missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             found.refused = "identifier" if any(i in missing for i in idents) else "document" if other_doc else "named"
@@ -1028,11 +1034,18 @@ def _unfold(text: str, found: Found) -> str:
     return text
 
 
-def printed_rows(rows: list[list[str]], rendered: str) -> Optional[str]:
+# the sources ingest parses as Markdown (pipeline.ingest.PARSERS): their tables print each row as |cell|cell|
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+def printed_rows(rows: list[list[str]], rendered: str, header: Optional[list[str]] = None,
+                 pipes: bool = False) -> Optional[str]:
     """A table row's evidence as the document prints it: the cells of the row that ``rendered`` (the store's
     header：cell；… line of it) holds and of the rows either side, separated by spaces (6 Yaw轴电机 7 Pitch轴电机; a merged cell once),
     where the row is the one all of whose cells that line holds (the longest such, 11 against 1); None when none
-    does. ``start``/``end`` still locate the rendered line in the block."""
+    does. With ``pipes`` (a Markdown table, whose source prints each row as a line of cells between pipes) the
+    header line and the row's line as the source writes them: |项目|标准| / |婚假|13天|. ``start``/``end`` still
+    locate the rendered line in the block."""
     best, at = 0, None
     for i, row in enumerate(rows):
         cells = [c for c in row if c]
@@ -1041,6 +1054,9 @@ def printed_rows(rows: list[list[str]], rendered: str) -> Optional[str]:
             best, at = size, i
     if at is None:
         return None
+    if pipes:
+        line = lambda cells: "|" + "|".join(cells) + "|"  # noqa: E731
+        return "\n".join(([line(header)] if header else []) + [line(rows[at])])
     # a merged cell is repeated in every column it spans; the document prints it once
     return " ".join(" ".join(dict.fromkeys(c for c in r if c)) for r in rows[max(0, at - 1):at + 2])
 
@@ -1056,7 +1072,8 @@ def _evidence(found: Found) -> list[Evidence]:
         raw = (block.meta or {}).get("raw")  # a folded Traditional block quotes its own characters
         text = raw[sent.start:sent.end] if raw and len(raw) == len(block.text) else sent.text
         if block.type == "table" and block.table_rows:
-            text = printed_rows(block.table_rows, sent.text) or text
+            text = printed_rows(block.table_rows, sent.text, block.table_header,
+                                pipes=source.lower().endswith(MARKDOWN_SUFFIXES)) or text
         out.append(Evidence(doc_id=block.doc_id, title=title, source=source, block_id=block.block_id,
                             section=list(block.section), text=text, start=sent.start, end=sent.end,
                             page=block.page_start, bbox=block.bbox))
@@ -1159,6 +1176,24 @@ def _qualifying_figures(query: Query) -> list[dict]:
         if _QUALIFIER_AFTER.match(after):
             out.append(q)
     return out
+
+
+def other_tiers(question: str, evidence: str) -> Optional[tuple[list[str], list[str]]]:
+    """(the question's tiers, the evidence's other tiers) when the evidence names tiers of a series the question
+    names one of (rules/pipeline_cues.yaml tier.label: C类, 二类城市, 一级缺陷) and never the question's own; else None."""
+    q = _TIER.findall(_SPACES.sub("", question))
+    if not q:
+        return None
+    ev = _TIER.findall(_SPACES.sub("", evidence))
+    asked, other = [], []
+    for label, marker in dict.fromkeys(q):
+        if (label, marker) in ev:
+            continue
+        rivals = [f"{a}{m}" for a, m in dict.fromkeys(ev) if m == marker and a != label]
+        if rivals:
+            asked.append(f"{label}{marker}")
+            other += [r for r in rivals if r not in other]
+    return (asked, other) if asked else None
 
 
 def _figure_met(q: dict, text: str) -> bool:

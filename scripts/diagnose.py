@@ -31,6 +31,9 @@ def norm(s: str) -> str:
 def holds(text: str, ev: str) -> bool:
     """Does ``text`` hold the evidence ``ev`` (whole, or its first or last 12 characters)?"""
     t = norm(text)
+    if "|" in ev:  # a Markdown table row (|cell|cell|): the store renders it as header：cell；…
+        cells = [c for c in ev.split("|") if c]
+        return bool(cells) and all(c in t for c in cells)
     return bool(ev) and (ev in t or ev[:12] in t or ev[-12:] in t)
 
 
@@ -38,6 +41,8 @@ def overlaps(sentence: str, ev: str) -> bool:
     s = norm(sentence)
     if not s or not ev:
         return False
+    if "|" in ev:  # a Markdown table row: its cells, as holds() reads them
+        return holds(sentence, ev)
     if s in ev or ev in s:
         return True
     k = min(10, len(s), len(ev))

@@ -46,12 +46,16 @@ def test_a_table_rows_evidence_is_printed_as_the_document_prints_it(kb_of):
     assert printed_rows(rows, "闪烁次数：11；故障类型：风扇堵转。") == "3 温度过高 11 风扇堵转"  # not row 1's "1"
     assert printed_rows([["7", "7", "V4.1"], ["8", "8", "V4.2"]], "返回值：8；版本：V4.2。") == "7 V4.1 8 V4.2"
     assert printed_rows(rows, "另一张表的行") is None
+    # a Markdown table prints its header and each row as a line of cells between pipes: those lines, as written
+    assert printed_rows(rows, "闪烁次数：2；故障类型：电机过流。", ["闪烁次数", "故障类型"], pipes=True) == \
+        "|闪烁次数|故障类型|\n|2|电机过流|"
+    assert printed_rows(rows, "闪烁次数：11；故障类型：风扇堵转。", None, pipes=True) == "|11|风扇堵转|"
     from pipeline.orchestrator import AskSettings
     kb = kb_of({"XC-20电机控制器用户手册.md": MANUAL}, settings=AskSettings(gate_weights=""))
     a = kb.ask("我的XC-20控制器状态灯一直闪3下，是出了什么故障？")
     assert a.status == "answered" and a.value == {"kind": "text", "text": "温度过高"}, a.reasoning
     rows = [e for e in a.evidence if kb.block(e.block_id).type == "table"]
-    assert [e.text for e in rows] == ["2 电机过流 3 温度过高 4 通信中断"]
+    assert [e.text for e in rows] == ["|闪烁次数|故障类型|\n|3|温度过高|"]  # a .md source: its own lines
     # the offsets still locate the rendered row in the block
     assert kb.block(rows[0].block_id).text[rows[0].start:rows[0].end].startswith("闪烁次数：3；故障类型：温度过高")
 
