@@ -77,7 +77,9 @@ def extract_features(query: Query, value: dict, evidence_text: str, text: str, c
         unit = (value or {}).get("unit")
         kind = 1.0 if unit and canonical_unit(str(unit)) in units else 0.0
     sim = (details or {}).get("similarity")
-    named = query.constraints.get("doc_ids") or []
+    # the documents the asker named: a loop's retry restricts itself to the best candidate's document (its doc_ids,
+    # marked retry), which the asker never named
+    named = [] if query.constraints.get("retry") else query.constraints.get("doc_ids") or []
     # a figure the asker gives (满2年, 12分) that comes back as the answer is a condition read as a value
     # (the same number in another unit is another figure: 查一次 does not give 每季度 as 1 季度)
     v = (value or {}).get("number")
