@@ -1250,6 +1250,8 @@ class Extractor:
             return None
         if query.qtype == "definition" and not _defines(query, sent):
             return None  # a definition is quoted from a sentence that says what the term means, or opens with it
+        if query.qtype == "code" and not _names_asked_code(query.text, sent):
+            return None  # 显示E3是什么故障: a sentence that never names E3 says nothing about it
         block = anchor.candidate.block
         sents = split_sentences(block.text)
         idx = next((i for i, s in enumerate(sents) if s.start == anchor.sentence.start), 0)
@@ -1361,14 +1363,23 @@ class Extractor:
         if block.type != "table" or not rows:
             return None
         plain = strip_asides(query.text)
+        # C类人员 names the row printed C 类 (and C 类 the row C类); 排水泵的过滤器 the row 排水泵过滤器
+        bare = _KEY_NOISE.sub("", plain)
         picked = []
         for row in rows:
-            keys = [c for c in row if len(c) >= 2 and not re.fullmatch(r"[\d.\s%]+", c) and c in plain]
+            keys = [c for c in row if len(_KEY_NOISE.sub("", c)) >= 2 and not re.fullmatch(r"[\d.\s%]+", c)
+                    and _KEY_NOISE.sub("", c) in bare]
             if keys:
-                picked.append((row, max(keys, key=len)))
+                picked.append((row, max(keys, key=len), len(set(keys))))
+        # 输出2.8V、DFN-6封装的型号: the rows that hold more of the question's key cells than the others do
+        most = max((n for _, _, n in picked), default=0)
+        picked = [(row, key) for row, key, n in picked if n == most]
         by_number = False
         if not picked:  # 蜂鸣器响了6声 / 返回值为8时: a numeric key cell, the question's number under its header
             picked = _numeric_key_rows(plain, header, rows)
+            by_number = bool(picked)
+        if not picked:  # 连着请5天假: the one row whose range (3天以上10天以内) holds the question's figure
+            picked = _range_key_rows(query.constraints.get("quantities") or [], rows)
             by_number = bool(picked)
         if not picked or len(picked) > 4:
             return None
@@ -1384,7 +1395,8 @@ class Extractor:
                 cols = [j for j, c in enumerate(row) if c and c != key]
                 other = other or list(dict.fromkeys(_column_header(header, j) for j in cols))
             else:
-                cols = named_cols or [j for j, c in enumerate(row) if re.search(r"\d", c)]
+                cols = named_cols or _nearest_columns(header, plain, [j for j, c in enumerate(row) if re.search(r"\d", c)],
+                                                      row, query.qtype)
             cells = list(dict.fromkeys(row[j] for j in cols if j < len(row) and row[j] and row[j] != key))
             if not cells:
                 continue
@@ -1417,6 +1429,9 @@ class Extractor:
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """What a code means: the code from the question, then a separator and its meaning (E――风扇堵转)."""
         codes = _CODES.findall(query.text) + list(query.constraints.get("codes") or [])  # …and 错误码30603
+        row = self._code_row(anchor, codes[-1]) if codes else None
+        if row is not None:  # a table of codes (代码 | 故障名称 | 可能原因): the code's row, its next cell says what it means
+            return row
         for code in codes[-1:]:  # the last code is the asked value (告警码为E: E); earlier ones name the field
             # E――风扇堵转, E07：过流, or an SDK's enum line (…Failed = 30603, // 权限验证失败)
             rx = re.compile(rf"(?<![A-Za-z0-9]){re.escape(code)}(?![0-9A-Za-z])\s*(?:――|——|—|－|-|：|:|=|表示|代表|,?\s*//)"
@@ -1431,6 +1446,29 @@ class Extractor:
         if query.constraints.get("value_kind") == "code" or (query.qtype == "code" and not codes):
             # 返回码为几 / 给出哪个值: the code is asked, by what it means
             return self._code_of_meaning(query, anchor)
+        return None
+
+    def _code_row(self, anchor: Anchor, code: str) -> Optional[Found]:
+        """The row of a table of codes whose cell is ``code`` (| E3 | 制水超时 | …|), when the anchor is that row: the
+        meaning is the row's next non-empty cell, read with its column's header."""
+        block = anchor.candidate.block
+        if block.type != "table" or not block.table_rows:
+            return None
+        header = block.table_header or []
+        for row in block.table_rows:
+            cells = [c.strip() for c in row]
+            if code not in cells:
+                continue
+            i = cells.index(code)
+            after = [(j, c) for j, c in enumerate(cells) if j > i and c and c != code]
+            if not after or not all(c in anchor.sentence.text for c in cells if c):
+                continue  # the anchor is another row of the table
+            j, meaning = after[0]
+            head = header[j] if j < len(header) else ""
+            return Found(value={"kind": "text", "text": meaning, "code": code},
+                         answer=f"{code}：{meaning}" if not head else f"{code}（{head}）：{meaning}",
+                         method="strategy:code.meaning", anchor=anchor, evidence=[self._ev(anchor)], score=0.9,
+                         reasons=[f"匹配模式：code.meaning（{code}，表格行）"])
         return None
 
     def _code_list(self, anchor: Anchor, numeric: bool = True) -> Iterator[tuple[Block, Sentence]]:
@@ -1789,10 +1827,63 @@ def _defines(query: Query, sent: str) -> bool:
                for t in (query.entities or []) + list(query.terms))
 
 
+def _nearest_columns(header: list[str], question: str, cols: list[int], row: Optional[list[str]] = None,
+                     qtype: str = "") -> list[int]:
+    """Of the value columns ``cols``, the one whose header shares the longest run (2+ characters) with the question
+    (购房补贴 → 购房补贴总额, not 发放方式), when one does more than the others; else, for a duration or money
+    question, those of ``row``'s cells that hold a figure of that kind (每3个月1次, not 见7.2节); else all of them."""
+    if len(cols) < 2:
+        return cols
+    shared = {j: _shared_run(_column_header(header, j), question) for j in cols}
+    best = max(shared.values())
+    top = [j for j in cols if shared[j] == best]
+    if best >= 2 and len(top) == 1:
+        return top
+    units = _TIME_UNITS if qtype == "duration" else (CUES.word("unit.yuan"),) if qtype == "money" else ()
+    if row is not None and units:
+        kind = [j for j in cols if j < len(row) and any(q["unit"] in units for q in find_quantities(row[j]))]
+        if kind:
+            return kind
+    return cols
+
+
+def _shared_run(a: str, b: str) -> int:
+    """The length of the longest run of characters ``a`` and ``b`` share."""
+    best = 0
+    for i in range(len(a)):
+        j = i + best + 1
+        while j <= len(a) and a[i:j] in b:
+            best = j - i
+            j += 1
+    return best
+
+
 def _column_header(header: list[str], j: int) -> str:
     """The header of column ``j``: its own, or under a merged header cell the nearest non-empty one."""
     named = [(abs(i - j), i, h) for i, h in enumerate(header) if h]
     return min(named)[2] if named else ""
+
+
+def _range_key_rows(quantities: list[dict], rows: list[list[str]]) -> list[tuple[list[str], str]]:
+    """The row of a tier table (3天以内 / 3天以上10天以内 / 10天以上; 第1—3次 / 第4—6次) whose range cell holds one of
+    the question's figures (请5天假 → 3天以上10天以内): [(row, that cell)] when exactly one row does, else []."""
+    if not quantities:
+        return []
+    figures = [b for q in quantities if (b := _base(float(q["number"]), q["unit"])) is not None]
+
+    def holds(cell: str) -> bool:  # every bound the cell states of the figure's dimension (以上 and 以内 both)
+        for dim, v in figures:
+            bounds = [(lo, hi, incl) for d, lo, hi, incl, _ in range_conditions(cell) if d == dim]
+            if bounds and all(lo <= v and (v <= hi if incl else v < hi) for lo, hi, incl in bounds):
+                return True
+        return False
+
+    picked = []
+    for row in rows:
+        cell = next((c for c in row if c and holds(c)), None)
+        if cell is not None:
+            picked.append((row, cell))
+    return picked if len(picked) == 1 else []
 
 
 def _numeric_key_rows(question: str, header: list[str], rows: list[list[str]]) -> list[tuple[list[str], str]]:
@@ -1833,7 +1924,17 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 # of a template's figure read from the same row's rendering (which may run into the rows either side)
 TABLE_NAMED = 1.8
 CODE_LIST_WINDOW = 40  # blocks after a list's lead-in searched for the entry whose meaning is asked
-_CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}[0-9]{0,4})(?![A-Za-z0-9])")
+def _names_asked_code(question: str, sent: str) -> bool:
+    """Does ``sent`` name the code the question asks about (a code with a digit: E3, F05, 0x1A)? True when the
+    question names no such code."""
+    asked = [c for c in _CODES.findall(question) if any(ch.isdigit() for ch in c)]
+    return not asked or any(re.search(rf"(?<![A-Za-z0-9]){re.escape(c)}(?![A-Za-z0-9])", sent) for c in asked)
+
+
+_SPACE = re.compile(r"\s+")
+_KEY_NOISE = re.compile(r"\s+|的")  # what a question adds to a table's key cell: spaces, 的 (排水泵的过滤器)
+# a code the question names: 0x1A, E07, CH9141, and with a hyphen E-06 / F-01 (not E of E-06)
+_CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}(?:-?[0-9]{1,4})?)(?![A-Za-z0-9]|-[0-9])")
 
 
 def is_multipart(question: str) -> bool:
@@ -2189,10 +2290,11 @@ def _ordinal() -> str:
     return CUES.rx("count.ordinal_before").pattern
 
 
-def _asked_classifier(question: str) -> str:
+def _asked_classifier(question: str, own: Optional[str] = None) -> str:
+    """The classifier a count question asks with (几类 → 类); else the counted value's own (不超过10条 → 条); else 个."""
     m = CUES.rx("ask.classifier").search(question)
     if not m:
-        return CUES.rule("ask.classifier")["unit"]  # 几个 is the classifier when the question names none
+        return own or CUES.rule("ask.classifier")["unit"]  # 几个 is the classifier when neither names one
     return m.group(1)
 
 
@@ -2266,7 +2368,7 @@ def _focus_link(query: Query, sent: str, span: tuple[int, int]) -> float:
 
 def _answer_text(query: Query, value: dict, clause: str) -> str:
     if value.get("kind") == "count":
-        cls = _asked_classifier(query.text)
+        cls = _asked_classifier(query.text, value.get("unit"))
         items = value.get("items")
         return f"{value['number']}{cls}" + (f"：{'、'.join(items)}" if items else f"（{clause}）")
     return clause
