@@ -102,8 +102,12 @@ class AnswerKindGrammar:
             inter = [str(w) for w in settings.get("interrogatives") or []]
             self._inter_rx = regex.compile(alt(inter)) if inter else None
             # a unit right after 多少/几 (多少伏, 几毫米, 多少kbps); ASCII units must not run on into a word
-            # (哪几个部门 asks which, not how many: 几 after 哪 names no unit)
-            self._unit_rx = regex.compile(rf"(?:多少|(?<!哪)几)(?:个)?({alt(units)})(?![A-Za-z])") if units else None
+            # (哪几个部门 asks which, not how many: 几 after 哪 names no unit; 几个阶段 counts kinds of a thing, which the
+            # count templates answer with their own classifier: the unit is not followed by such a noun, `unit_not_before`)
+            kinds_of = [str(w) for w in settings.get("unit_not_before") or []]
+            not_before = f"(?!{alt(kinds_of)})" if kinds_of else ""
+            self._unit_rx = regex.compile(rf"(?:多少|(?<!哪)几)(?:个)?({alt(units)})(?![A-Za-z]){not_before}") \
+                if units else None
             share = settings.get("share_cue")
             self._share_rx = regex.compile(str(share)) if share else None
             self._share_of = frozenset(str(k) for k in settings.get("share_of") or ["money"])
