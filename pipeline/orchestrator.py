@@ -54,6 +54,7 @@ NEAR = ".near"  # an extraction method's ending for a weak reading (the asked ac
 _YEAR_WORD = re.compile(r"(?:19|20)\d{2}\s*年?")  # a version's year, which would read as two versions again
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
 _TIER = re.compile(cues.pattern("tier.label"))
+_PERIOD = re.compile(cues.pattern("period.of"))
 _SPACES = re.compile(r"\s+")
 _YEAR_UNIT = cues.text("figure.year_unit")
 _QUALIFIER_AFTER = re.compile(cues.pattern("figure.qualifier_after"))
@@ -443,6 +444,10 @@ class Orchestrator:
             # C类人员到二类城市… answered by …D类三类城市…: the sentence speaks of other tiers of the same series
             why = f"{found.method} 的证据说的是{'、'.join(tiers[1])}，问题问的是{'、'.join(tiers[0])}"
             found.refused = "tier"
+        elif not found.exact and (periods := other_periods(query.text, ev_text, found.value)):
+            # 每年的服务费 answered by 每季度46500元: an amount per another period
+            why = f"{found.method} 的金额是按{'、'.join(periods[1])}计的，问题问的是按{'、'.join(periods[0])}"
+            found.refused = "period"
         elif missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             found.refused = "identifier" if any(i in missing for i in idents) else "document" if other_doc else "named"
@@ -1194,6 +1199,27 @@ def other_tiers(question: str, evidence: str) -> Optional[tuple[list[str], list[
             asked.append(f"{label}{marker}")
             other += [r for r in rivals if r not in other]
     return (asked, other) if asked else None
+
+
+_PERIOD_NAMES = {"year": "年", "quarter": "季度", "month": "月", "week": "周", "day": "日"}
+
+
+def _periods(text: str) -> list[str]:
+    return list(dict.fromkeys(k for m in _PERIOD.finditer(text) for k, v in m.groupdict().items() if v))
+
+
+def other_periods(question: str, evidence: str, value: Optional[dict]) -> Optional[tuple[list[str], list[str]]]:
+    """(the question's periods, the evidence's) when an amount (money, a number, a percent) is asked per a period
+    (rules/pipeline_cues.yaml period.of: 每年, 每月…) and the evidence states amounts per other periods only; else None."""
+    if (value or {}).get("kind") not in ("money", "number", "percent"):
+        return None
+    asked = _periods(question)
+    if not asked:
+        return None
+    stated = _periods(evidence)
+    if not stated or set(asked) & set(stated):
+        return None
+    return [_PERIOD_NAMES[k] for k in asked], [_PERIOD_NAMES[k] for k in stated]
 
 
 def _figure_met(q: dict, text: str) -> bool:

@@ -104,3 +104,27 @@ def test_the_row_that_holds_every_named_key_cell(kb_of):
     tried = [a.to_dict()] + a.to_dict()["stages"]["extract"].get("rejected", [])
     cell = [x for x in tried if x.get("method") == "strategy:table.cell"]
     assert cell and cell[0]["answer"] == "DFN-6：XL-28D6", tried  # not every row holding 2.8V or DFN-6
+
+
+def test_other_periods():
+    from pipeline.orchestrator import other_periods
+    money = {"kind": "money", "number": 46500, "unit": "元"}
+    assert other_periods("我们每年固定要付的维保服务费是多少？", "服务费按季度支付，每季度46500元。", money) == (["年"], ["季度"])
+    assert other_periods("我们每年固定要付的维保服务费是多少？", "本合同年度服务费为人民币186000元", money) is None
+    assert other_periods("维保服务费是多少？", "服务费按季度支付，每季度46500元。", money) is None  # no period asked
+    assert other_periods("每月租金多少？", "月租金为8000元，按季度支付", money) is None  # 月租金 states the month too
+    assert other_periods("每年保养几次？", "每季度保养一次", {"kind": "duration", "number": 1, "unit": "季度"}) is None
+
+
+MAINTENANCE = ("# 某某大厦空调维保合同\n\n## 第五条 服务费用\n\n5.1 本合同服务期为一年。\n\n"
+               "5.2 服务费按季度支付，每季度 46500 元。\n")
+
+
+def test_an_amount_per_another_period_does_not_answer(kb_of):
+    kb = kb_of({"某某大厦空调维保合同.md": MAINTENANCE}, settings=AskSettings(gate_weights=""))
+    a = kb.ask("某某大厦空调维保合同里，每年的维保服务费是多少？", trace=True)
+    assert a.status == "not_found", a.answer
+    refused = [r for r in a.to_dict()["stages"]["extract"].get("rejected", []) if "46500" in r.get("answer", "")]
+    assert refused and refused[0]["why"].endswith("的金额是按季度计的，问题问的是按年"), refused
+    b = kb.ask("某某大厦空调维保合同里，每季度的维保服务费是多少？")
+    assert (b.status, b.value["number"]) == ("answered", 46500), b.reasoning
