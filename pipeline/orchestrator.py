@@ -1201,7 +1201,7 @@ def other_tiers(question: str, evidence: str) -> Optional[tuple[list[str], list[
     return (asked, other) if asked else None
 
 
-_PERIOD_NAMES = {"year": "年", "quarter": "季度", "month": "月", "week": "周", "day": "日"}
+_PERIOD_NAMES = cues.table("period.names")  # the reasoning's name of each period.of group
 
 
 def _periods(text: str) -> list[str]:
