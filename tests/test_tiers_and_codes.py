@@ -2,6 +2,12 @@
 classifier (几个车位), and tiers of a graded series (C类, 二类城市) that a sentence about other tiers does not answer."""
 from pipeline.orchestrator import AskSettings, other_tiers
 
+
+def tried(kb, question: str) -> list[dict]:
+    """The answer to ``question`` and every extraction the gate refused for it (trace), as dicts."""
+    a = kb.ask(question, trace=True).to_dict()
+    return [a] + a["stages"].get("extract", {}).get("rejected", [])
+
 MANUAL = ("# 清泉QX-100净水器使用说明书\n\n## 6 故障处理\n\n"
           "当本机出现故障时，面板将显示故障代码，同时蜂鸣器鸣叫 3 声。\n\n"
           "| 代码 | 故障名称 | 可能原因 | 处理方法 |\n|---|---|---|---|\n"
@@ -56,9 +62,9 @@ RATES = ("# 某某集团住宿费标准\n\n## 第十条 住宿费\n\nD 类人员
 
 def test_a_sentence_about_other_tiers_does_not_answer(kb_of):
     kb = kb_of({"某某集团住宿费标准.md": RATES}, settings=AskSettings(gate_weights=""))
-    a = kb.ask("某某集团住宿费标准中，C 类人员到二类城市出差的住宿费每人每天多少元？", trace=True)
-    assert a.status == "not_found", a.answer
-    refused = [r for r in a.to_dict()["stages"]["extract"].get("rejected", []) if "320" in r.get("answer", "")]
+    a, *refused = tried(kb, "某某集团住宿费标准中，C 类人员到二类城市出差的住宿费每人每天多少元？")
+    assert a["status"] == "not_found", a["answer"]
+    refused = [r for r in refused if "320" in r.get("answer", "")]
     assert refused and "的证据说的是D类、三类，问题问的是C类、二类" in refused[0]["why"]
     b = kb.ask("某某集团住宿费标准中，D 类人员到三类城市出差的住宿费每人每天多少元？")  # its own tiers: answered
     assert (b.status, b.value["number"]) == ("answered", 320), b.reasoning
@@ -78,19 +84,16 @@ def test_a_tier_tables_row_is_the_one_whose_range_holds_the_figure(kb_of):
     assert _range_key_rows(find_quantities("一次请5个月"), rows[:1]) == []  # outside every row's range
     assert _range_key_rows([], rows) == []
     kb = kb_of({"某某公司请假管理制度.md": LEAVE}, settings=AskSettings(gate_weights=""))
-    a = kb.ask("某某公司请假管理制度规定，请假5天的审批人是谁？", trace=True)
-    tried = [a.to_dict()] + a.to_dict()["stages"]["extract"].get("rejected", [])
-    cell = [x for x in tried if x.get("method") == "strategy:table.cell"]
-    assert cell and cell[0]["answer"] == "请假天数3天以上10天以内（含10天）：直接上级、部门负责人", tried
+    got = tried(kb, "某某公司请假管理制度规定，请假5天的审批人是谁？")
+    cell = [x for x in got if x.get("method") == "strategy:table.cell"]
+    assert cell and cell[0]["answer"] == "请假天数3天以上10天以内（含10天）：直接上级、部门负责人", got
 
 
 def test_a_tier_row_is_named_with_or_without_a_space(kb_of):
     kb = kb_of({"某某集团差旅费报销办法.md": TRAVEL}, settings=AskSettings(gate_weights=""))
     for q in ("某某集团差旅费报销办法中，C类人员到二类城市出差的住宿费报销标准是每人每天多少元？",
               "某某集团差旅费报销办法中，C 类人员到二类城市出差的住宿费报销标准是每人每天多少元？"):
-        tried = [kb.ask(q, trace=True).to_dict()]
-        tried += tried[0]["stages"]["extract"].get("rejected", [])
-        assert any(x.get("method") == "strategy:table.cell" and x.get("answer") == "C 类：450" for x in tried), q
+        assert any(x.get("method") == "strategy:table.cell" and x.get("answer") == "C 类：450" for x in tried(kb, q)), q
 
 
 ORDERING = ("# 某某LDO数据手册\n\n## 12 订购信息\n\n表 12-1 标准型号订购表\n\n| 订购型号 | 输出电压 | 封装 |\n|---|---|---|\n"
@@ -100,10 +103,9 @@ ORDERING = ("# 某某LDO数据手册\n\n## 12 订购信息\n\n表 12-1 标准型
 
 def test_the_row_that_holds_every_named_key_cell(kb_of):
     kb = kb_of({"某某LDO数据手册.md": ORDERING}, settings=AskSettings(gate_weights=""))
-    a = kb.ask("某某LDO输出2.8V、DFN-6封装的订购型号是什么？", trace=True)
-    tried = [a.to_dict()] + a.to_dict()["stages"]["extract"].get("rejected", [])
-    cell = [x for x in tried if x.get("method") == "strategy:table.cell"]
-    assert cell and cell[0]["answer"] == "DFN-6：XL-28D6", tried  # not every row holding 2.8V or DFN-6
+    got = tried(kb, "某某LDO输出2.8V、DFN-6封装的订购型号是什么？")
+    cell = [x for x in got if x.get("method") == "strategy:table.cell"]
+    assert cell and cell[0]["answer"] == "DFN-6：XL-28D6", got  # not every row holding 2.8V or DFN-6
 
 
 def test_other_periods():
@@ -122,9 +124,9 @@ MAINTENANCE = ("# 某某大厦空调维保合同\n\n## 第五条 服务费用\n\
 
 def test_an_amount_per_another_period_does_not_answer(kb_of):
     kb = kb_of({"某某大厦空调维保合同.md": MAINTENANCE}, settings=AskSettings(gate_weights=""))
-    a = kb.ask("某某大厦空调维保合同里，每年的维保服务费是多少？", trace=True)
-    assert a.status == "not_found", a.answer
-    refused = [r for r in a.to_dict()["stages"]["extract"].get("rejected", []) if "46500" in r.get("answer", "")]
+    a, *refused = tried(kb, "某某大厦空调维保合同里，每年的维保服务费是多少？")
+    assert a["status"] == "not_found", a["answer"]
+    refused = [r for r in refused if "46500" in r.get("answer", "")]
     assert refused and refused[0]["why"].endswith("的金额是按季度计的，问题问的是按年"), refused
     b = kb.ask("某某大厦空调维保合同里，每季度的维保服务费是多少？")
     assert (b.status, b.value["number"]) == ("answered", 46500), b.reasoning
