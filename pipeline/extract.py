@@ -1367,8 +1367,8 @@ class Extractor:
         bare = _KEY_NOISE.sub("", plain)
         picked = []
         for row in rows:
-            keys = [c for c in row if len(_KEY_NOISE.sub("", c)) >= 2 and not re.fullmatch(r"[\d.\s%]+", c)
-                    and _KEY_NOISE.sub("", c) in bare]
+            keys = [c for c, k in ((c, _KEY_NOISE.sub("", c)) for c in row)
+                    if len(k) >= 2 and k in bare and not re.fullmatch(r"[\d.\s%]+", c)]
             if keys:
                 picked.append((row, max(keys, key=len), len(set(keys))))
         # 输出2.8V、DFN-6封装的型号: the rows that hold more of the question's key cells than the others do
@@ -1834,7 +1834,7 @@ def _nearest_columns(header: list[str], question: str, cols: list[int], row: Opt
     question, those of ``row``'s cells that hold a figure of that kind (每3个月1次, not 见7.2节); else all of them."""
     if len(cols) < 2:
         return cols
-    shared = {j: _shared_run(_column_header(header, j), question) for j in cols}
+    shared = {j: len(longest_common(_column_header(header, j), question)) for j in cols}
     best = max(shared.values())
     top = [j for j in cols if shared[j] == best]
     if best >= 2 and len(top) == 1:
@@ -1845,17 +1845,6 @@ def _nearest_columns(header: list[str], question: str, cols: list[int], row: Opt
         if kind:
             return kind
     return cols
-
-
-def _shared_run(a: str, b: str) -> int:
-    """The length of the longest run of characters ``a`` and ``b`` share."""
-    best = 0
-    for i in range(len(a)):
-        j = i + best + 1
-        while j <= len(a) and a[i:j] in b:
-            best = j - i
-            j += 1
-    return best
 
 
 def _column_header(header: list[str], j: int) -> str:
@@ -1872,8 +1861,9 @@ def _range_key_rows(quantities: list[dict], rows: list[list[str]]) -> list[tuple
     figures = [b for q in quantities if (b := _base(float(q["number"]), q["unit"])) is not None]
 
     def holds(cell: str) -> bool:  # every bound the cell states of the figure's dimension (以上 and 以内 both)
+        conds = range_conditions(cell) if figures else []
         for dim, v in figures:
-            bounds = [(lo, hi, incl) for d, lo, hi, incl, _ in range_conditions(cell) if d == dim]
+            bounds = [(lo, hi, incl) for d, lo, hi, incl, _ in conds if d == dim]
             if bounds and all(lo <= v and (v <= hi if incl else v < hi) for lo, hi, incl in bounds):
                 return True
         return False
@@ -1924,17 +1914,16 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 # of a template's figure read from the same row's rendering (which may run into the rows either side)
 TABLE_NAMED = 1.8
 CODE_LIST_WINDOW = 40  # blocks after a list's lead-in searched for the entry whose meaning is asked
+_KEY_NOISE = re.compile(r"\s+|的")  # what a question adds to a table's key cell: spaces, 的 (排水泵的过滤器)
+# a code the question names: 0x1A, E07, CH9141, and with a hyphen E-06 / F-01 (not E of E-06)
+_CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}(?:-?[0-9]{1,4})?)(?![A-Za-z0-9]|-[0-9])")
+
+
 def _names_asked_code(question: str, sent: str) -> bool:
     """Does ``sent`` name the code the question asks about (a code with a digit: E3, F05, 0x1A)? True when the
     question names no such code."""
     asked = [c for c in _CODES.findall(question) if any(ch.isdigit() for ch in c)]
     return not asked or any(re.search(rf"(?<![A-Za-z0-9]){re.escape(c)}(?![A-Za-z0-9])", sent) for c in asked)
-
-
-_SPACE = re.compile(r"\s+")
-_KEY_NOISE = re.compile(r"\s+|的")  # what a question adds to a table's key cell: spaces, 的 (排水泵的过滤器)
-# a code the question names: 0x1A, E07, CH9141, and with a hyphen E-06 / F-01 (not E of E-06)
-_CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}(?:-?[0-9]{1,4})?)(?![A-Za-z0-9]|-[0-9])")
 
 
 def is_multipart(question: str) -> bool:

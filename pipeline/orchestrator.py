@@ -22,6 +22,7 @@ from .errors import LoopAgentError
 from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, asks_old_text, condition_match, phrase_bonus, \
     render_value, revision_column, revision_labels
 from .numbers import canonical_unit, find_quantities, grounded, norm_for_match
+from .ingest import is_markdown
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
 from .rerank import make_reranker
@@ -1039,10 +1040,6 @@ def _unfold(text: str, found: Found) -> str:
     return text
 
 
-# the sources ingest parses as Markdown (pipeline.ingest.PARSERS): their tables print each row as |cell|cell|
-MARKDOWN_SUFFIXES = (".md", ".markdown")
-
-
 def printed_rows(rows: list[list[str]], rendered: str, header: Optional[list[str]] = None,
                  pipes: bool = False) -> Optional[str]:
     """A table row's evidence as the document prints it: the cells of the row that ``rendered`` (the store's
@@ -1078,7 +1075,7 @@ def _evidence(found: Found) -> list[Evidence]:
         text = raw[sent.start:sent.end] if raw and len(raw) == len(block.text) else sent.text
         if block.type == "table" and block.table_rows:
             text = printed_rows(block.table_rows, sent.text, block.table_header,
-                                pipes=source.lower().endswith(MARKDOWN_SUFFIXES)) or text
+                                pipes=is_markdown(source)) or text
         out.append(Evidence(doc_id=block.doc_id, title=title, source=source, block_id=block.block_id,
                             section=list(block.section), text=text, start=sent.start, end=sent.end,
                             page=block.page_start, bbox=block.bbox))

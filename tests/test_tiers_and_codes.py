@@ -1,5 +1,7 @@
 """Language of manuals, contracts and company rules: a fault code's row in a table of codes, a count asked by its
 classifier (几个车位), and tiers of a graded series (C类, 二类城市) that a sentence about other tiers does not answer."""
+import pytest
+
 from pipeline.orchestrator import AskSettings, other_tiers
 
 
@@ -60,16 +62,6 @@ RATES = ("# 某某集团住宿费标准\n\n## 第十条 住宿费\n\nD 类人员
          "## 第十一条 其他\n\n出差期间的市内交通补助每人每天 80 元。\n")
 
 
-def test_a_sentence_about_other_tiers_does_not_answer(kb_of):
-    kb = kb_of({"某某集团住宿费标准.md": RATES}, settings=AskSettings(gate_weights=""))
-    a, *refused = tried(kb, "某某集团住宿费标准中，C 类人员到二类城市出差的住宿费每人每天多少元？")
-    assert a["status"] == "not_found", a["answer"]
-    refused = [r for r in refused if "320" in r.get("answer", "")]
-    assert refused and "的证据说的是D类、三类，问题问的是C类、二类" in refused[0]["why"]
-    b = kb.ask("某某集团住宿费标准中，D 类人员到三类城市出差的住宿费每人每天多少元？")  # its own tiers: answered
-    assert (b.status, b.value["number"]) == ("answered", 320), b.reasoning
-
-
 LEAVE = ("# 某某公司请假管理制度\n\n## 第六条 审批权限\n\n请假按天数分级审批，审批人如下表。\n\n"
          "| 请假天数 | 审批人 |\n|---|---|\n| 3天以内（含3天） | 直接上级 |\n"
          "| 3天以上10天以内（含10天） | 直接上级、部门负责人 |\n| 10天以上 | 直接上级、部门负责人、总经理 |\n")
@@ -122,11 +114,19 @@ MAINTENANCE = ("# 某某大厦空调维保合同\n\n## 第五条 服务费用\n\
                "5.2 服务费按季度支付，每季度 46500 元。\n")
 
 
-def test_an_amount_per_another_period_does_not_answer(kb_of):
-    kb = kb_of({"某某大厦空调维保合同.md": MAINTENANCE}, settings=AskSettings(gate_weights=""))
-    a, *refused = tried(kb, "某某大厦空调维保合同里，每年的维保服务费是多少？")
+@pytest.mark.parametrize("doc,asked,figure,why,own,value", [
+    # a sentence about other tiers of the series (D类、三类) does not answer for the question's (C类、二类)
+    (("某某集团住宿费标准.md", RATES), "某某集团住宿费标准中，C 类人员到二类城市出差的住宿费每人每天多少元？", "320",
+     "的证据说的是D类、三类，问题问的是C类、二类", "某某集团住宿费标准中，D 类人员到三类城市出差的住宿费每人每天多少元？", 320),
+    # an amount per another period (每季度) does not answer for the asked one (每年)
+    (("某某大厦空调维保合同.md", MAINTENANCE), "某某大厦空调维保合同里，每年的维保服务费是多少？", "46500",
+     "的金额是按季度计的，问题问的是按年", "某某大厦空调维保合同里，每季度的维保服务费是多少？", 46500),
+])
+def test_a_sentence_about_another_case_does_not_answer(kb_of, doc, asked, figure, why, own, value):
+    kb = kb_of(dict([doc]), settings=AskSettings(gate_weights=""))
+    a, *refused = tried(kb, asked)
     assert a["status"] == "not_found", a["answer"]
-    refused = [r for r in refused if "46500" in r.get("answer", "")]
-    assert refused and refused[0]["why"].endswith("的金额是按季度计的，问题问的是按年"), refused
-    b = kb.ask("某某大厦空调维保合同里，每季度的维保服务费是多少？")
-    assert (b.status, b.value["number"]) == ("answered", 46500), b.reasoning
+    refused = [r for r in refused if figure in r.get("answer", "")]
+    assert refused and refused[0]["why"].endswith(why), refused
+    b = kb.ask(own)  # its own case: answered
+    assert (b.status, b.value["number"]) == ("answered", value), b.reasoning

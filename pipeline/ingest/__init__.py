@@ -24,6 +24,11 @@ PARSERS: dict[str, Parser] = {
 }
 
 
+def is_markdown(source: str) -> bool:
+    """Does ingest parse ``source`` (a file name) as Markdown, whose tables print each row as |cell|cell|?"""
+    return PARSERS.get(Path(source).suffix.lower()) is parse_markdown
+
+
 # format -> (module holding the parser, its function, the optional package it needs)
 _OPTIONAL = {".pdf": ("pdf", "parse_pdf", "pdfplumber"), ".html": ("html", "parse_html", "bs4"),
              ".htm": ("html", "parse_html", "bs4"), ".xlsx": ("xlsx", "parse_xlsx", "openpyxl")}
