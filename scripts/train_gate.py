@@ -3,7 +3,7 @@
 bar and above it: one command, held-out figures, weights + manifest.
 
 usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models/gate] [--max-wrong 0.03]
-                             [--model trees|logistic] [--ranker-folds DIR]
+                             [--model trees|logistic] [--ranker-folds DIR] [--dbdir SEALED_STORES]
        scripts/train_gate.py --rows A.jsonl,B.jsonl [...]        (rows written by scripts/gate_data.py)
 
 1. Asks every training question (dev, tests/data/fresh, the practice sets and the sealed sets already scored:
@@ -151,15 +151,30 @@ DECIDED = UNDER | {"accept_bar"}
 TRAIN_SETS = ["other1", "p2", "p3", "p4", "p5"] + list(SCORED_SEALED)
 
 
-def collect(db: str, train_db: str, out_dir: Path, ranker_folds: str | None = None) -> list[Path]:
-    """Run scripts/gate_data.py over the dev-corpus sets and the training-corpus sets, in parallel (with
-    ``ranker_folds``: each question's anchors ordered by the anchor ranker that never saw its document)."""
-    jobs = [(db, list(DEV_CORPUS), out_dir / "gate_dev.jsonl"), (train_db, TRAIN_SETS, out_dir / "gate_train.jsonl")]
+def collect(db: str, train_db: str, out_dir: Path, ranker_folds: str | None = None,
+            dbdir: Path | None = None) -> list[Path]:
+    """Run scripts/gate_data.py over the dev-corpus sets and the training-corpus sets, two processes at a time
+    (with ``ranker_folds``: each question's anchors ordered by the anchor ranker that never saw its document). A
+    set that brings its own documents (scripts/score_sealed.own_docs) is asked against its own store, the
+    training store with its documents added (scripts/score_sealed.store_for, under ``dbdir``), as it was scored."""
+    from score_sealed import own_docs, store_for
+
+    own = [n for n in TRAIN_SETS if own_docs(n) is not None]
+    jobs = [(db, list(DEV_CORPUS), out_dir / "gate_dev.jsonl"),
+            (train_db, [n for n in TRAIN_SETS if n not in own], out_dir / "gate_train.jsonl")]
+    if own:
+        if dbdir is None:
+            raise SystemExit(f"sets {', '.join(own)} bring their own documents: give --dbdir (their stores)")
+        jobs += [(str(store_for(n, dbdir)), [n], out_dir / f"gate_{n}.jsonl") for n in own]
     extra = ["--ranker-folds", ranker_folds] if ranker_folds else []
-    procs = [subprocess.Popen([sys.executable, str(ROOT / "scripts" / "gate_data.py"), "--db", store, "--sets",
-                               ",".join(str(set_path(n)) for n in names), "--out", str(out)] + extra)
-             for store, names, out in jobs]
-    if any(p.wait() for p in procs):
+    running: list[subprocess.Popen] = []
+    for store, names, out in jobs:
+        if len(running) == 2 and running.pop(0).wait():
+            raise SystemExit("gate_data.py failed")
+        running.append(subprocess.Popen([sys.executable, str(ROOT / "scripts" / "gate_data.py"), "--db", store,
+                                         "--sets", ",".join(str(set_path(n)) for n in names), "--out", str(out)]
+                                        + extra))
+    if any(p.wait() for p in running):
         raise SystemExit("gate_data.py failed")
     return [out for _, _, out in jobs]
 
@@ -247,6 +262,8 @@ def main() -> int:
     ap.add_argument("--rows", help="rows already collected by scripts/gate_data.py (comma-separated)")
     ap.add_argument("--ranker-folds", help="with --db/--train-db: collect the rows with the anchor ranker's fold "
                     "models (scripts/train_anchor_ranker.py --fold-models), cross-fitted")
+    ap.add_argument("--dbdir", help="with --db/--train-db: where the stores of the sets that bring their own "
+                    "documents are (scripts/score_sealed.py --dbdir)")
     ap.add_argument("--out", default=str(ROOT / "models" / "gate"))
     ap.add_argument("--max-wrong", type=float, default=0.03,
                     help="the largest held-out wrong-answer rate the threshold may give (0: the gain rule alone)")
@@ -267,7 +284,8 @@ def main() -> int:
     if args.rows:
         files = [Path(f) for f in args.rows.split(",")]
     elif args.db and args.train_db:
-        files = collect(args.db, args.train_db, Path(tempfile.mkdtemp(prefix="gate-")), args.ranker_folds)
+        files = collect(args.db, args.train_db, Path(tempfile.mkdtemp(prefix="gate-")), args.ranker_folds,
+                        Path(args.dbdir) if args.dbdir else None)
     else:
         ap.error("--rows, or --db and --train-db")
     rows = [json.loads(x) for f in files for x in open(f, encoding="utf-8") if x.strip()]
