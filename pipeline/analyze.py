@@ -456,9 +456,31 @@ class QueryAnalyzer:
         the lowest where several entries give the same term)."""
         out: dict[str, list[str]] = {}
         weights: dict[str, float] = {}
+        words = cut(question)
+        owner = [i for i, w in enumerate(words) for _ in w]  # character -> the index of the word holding it
+        starts = {sum(map(len, words[:i])) for i in range(len(words) + 1)}
+
+        def aligned(u: str) -> bool:
+            """Some occurrence of ``u`` in the question lies inside one word (工资总额 holds 工资), or begins and ends at
+            word edges, or at an edge inside a jieba fragment (做产检 holds 产检): 买房补贴 (买房 / 补贴) does not
+            hold the user word 房补, which straddles two words."""
+            if len(owner) != len(question):
+                return True  # the words do not spell the question out (never expected): no edges to check
+            i = question.find(u)
+            while i >= 0:
+                j = i + len(u)
+                if owner[i] == owner[j - 1] or ((i in starts or not is_content_word(words[owner[i]])) and
+                                                (j in starts or not is_content_word(words[owner[j - 1]]))):
+                    return True
+                i = question.find(u, i + 1)
+            return False
+
         for users, docs, own in self._synonyms:
             for u in users:  # every user word of the entry that occurs (电脑 and 服务器 both → 电子设备)
-                if u in question and not any(u in v and u != v for v in users if v in question):
+                # a user word across two words counts where the question writes out a document word holding it
+                # (劳动合同期限 holds 合同期, the entry's own document word)
+                if u in question and (aligned(u) or any(u in d and d in question for d in docs)) and \
+                        not any(u in v and u != v for v in users if v in question):
                     extra = [d for d in docs if d != u]
                     # key by the question term that holds the user word when that term is a jieba
                     # fragment (做产检 holds 产检), not when it is a word of its own (证券公司 ≠ 公司)
