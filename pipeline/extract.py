@@ -451,6 +451,7 @@ def _share_first(text: str) -> tuple[str, tuple[int, ...]]:
     where.append(len(text))
     return "".join(out), tuple(where)
 _TO_BASE = {str(u): (str(d[0]), float(Fraction(str(d[1])))) for u, d in VALUES["dimensions"].items()}
+_NOT_CALENDAR = frozenset(str(u) for u in VALUES.get("not_calendar_days") or ())  # dictionaries/units.yaml
 
 
 def _base(n: float, unit: str) -> Optional[tuple[str, float]]:
@@ -1063,15 +1064,26 @@ class Extractor:
                     return Found(value={"kind": "boolean", "value": True}, answer=f"是。依据：{sent}",
                                  method="strategy:yesno.only", anchor=anchor, evidence=[self._ev(anchor)], score=1.1,
                                  reasons=[f"问题问是否只限于「{only.group('x')}」，条文限定为「{m.group(0)}」"])
-        limit = _limit_check(query.constraints.get("quantities") or [], sent, query.weights)
+        years = set(query.constraints.get("years") or ())  # 2023年修订的…: a calendar year, no length of time
+        asked = [q for q in _unquoted(query.text, query.constraints.get("quantities") or [])
+                 if not (isinstance(q["number"], int) and str(q["number"]) in years)]
+        limit = _limit_check(asked, sent, query.weights)
         cond = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
-        if limit is not None and cond >= 0:  # 可以约定两次试用期吗 vs 只能约定一次试用期: the number decides
+        if limit is not None and (cond >= 0 or not limit[0]):
+            # 可以约定两次试用期吗 vs 只能约定一次试用期: the number decides; a figure past the limit that also falls
+            # outside the provision's range (两个月 / 应在30日内整改完毕) is a no either way
             ok, why = limit
             return Found(value={"kind": "boolean", "value": ok}, answer=f"{_yesno_word(ok)}。依据：{sent}",
                          method="strategy:yesno.limit", anchor=anchor, evidence=[self._ev(anchor)],
                          score=1.3 + 0.5 * cond, reasons=[f"数量比较：{why}"])
         if _figure_unaddressed(query, sent):
             return None  # …保修三年，是吗: a provision without a length of time does not check the asked figure
+        same = _stated_figure(query, sent) if cond >= 0 else None
+        if same is not None:  # …质保期是否为6个月 / …质保期为12个月: the provision's own figure decides
+            ok, why = same
+            return Found(value={"kind": "boolean", "value": ok}, answer=f"{_yesno_word(ok)}。依据：{sent}",
+                         method="strategy:yesno.figure", anchor=anchor, evidence=[self._ev(anchor)], score=1.2,
+                         reasons=[f"数值核对：{why}"])
         asked = _asked_predicate(query.text)
         # 能否安排夜班劳动: the provision must speak of 安排夜班劳动, not of 安排哺乳时间; 还能再申请一次复核吗:
         # of 复核, not of 申请调解
@@ -1830,8 +1842,10 @@ def _defines(query: Query, sent: str) -> bool:
 def _nearest_columns(header: list[str], question: str, cols: list[int], row: Optional[list[str]] = None,
                      qtype: str = "") -> list[int]:
     """Of the value columns ``cols``, the one whose header shares the longest run (2+ characters) with the question
-    (购房补贴 → 购房补贴总额, not 发放方式), when one does more than the others; else, for a duration or money
-    question, those of ``row``'s cells that hold a figure of that kind (每3个月1次, not 见7.2节); else all of them."""
+    (购房补贴 → 购房补贴总额, not 发放方式), when one does more than the others; else the one column whose header or
+    cell in ``row`` states the period the question asks an amount for (按月 → 包月价格, 270元/月); else, for a
+    duration or money question, those of ``row``'s cells that hold a figure of that kind (每3个月1次, not 见7.2节);
+    else all of them."""
     if len(cols) < 2:
         return cols
     shared = {j: len(longest_common(_column_header(header, j), question)) for j in cols}
@@ -1839,12 +1853,26 @@ def _nearest_columns(header: list[str], question: str, cols: list[int], row: Opt
     top = [j for j in cols if shared[j] == best]
     if best >= 2 and len(top) == 1:
         return top
+    asked = set(periods_of(question))
+    if asked:  # 按月付的话一个月多少钱: the column priced per month (包月价格 | 270元/月), not per year or hour
+        per = [j for j in cols if asked & set(periods_of(_column_header(header, j) + " " +
+                                                          (row[j] if row is not None and j < len(row) else "")))]
+        if len(per) == 1:
+            return per
     units = _TIME_UNITS if qtype == "duration" else (CUES.word("unit.yuan"),) if qtype == "money" else ()
     if row is not None and units:
         kind = [j for j in cols if j < len(row) and any(q["unit"] in units for q in find_quantities(row[j]))]
         if kind:
             return kind
     return cols
+
+
+_PERIOD = re.compile(_cues.pattern("period.of"))  # rules/pipeline_cues.yaml: 每年 / 包月 / 元/月 …
+
+
+def periods_of(text: str) -> list[str]:
+    """The period groups (year, quarter, month, week, day) that ``text`` states amounts for, in order."""
+    return list(dict.fromkeys(k for m in _PERIOD.finditer(text) for k, v in m.groupdict().items() if v))
 
 
 def _column_header(header: list[str], j: int) -> str:
@@ -1944,7 +1972,7 @@ def _limit_check(question_quantities: list[dict], sent: str,
         limits = []
         prev = 0
         for m in find_quantities(sent):
-            if m["unit"] != q["unit"] or not m["unit"]:
+            if not m["unit"] or _comparable(q, m) is None:
                 continue
             start, prev = prev, m["end"]
             if _clause_at(sent, (m["start"], m["end"])).endswith(CUES.words("condition.clause_end")):
@@ -1963,12 +1991,44 @@ def _limit_check(question_quantities: list[dict], sent: str,
             special = [(sum(weights[t] for t in x[0] - first), x) for x in limits[1:]
                        if any(weights[t] >= 0.3 for t in x[0] - first)]
             _, m, upper = max(special, key=lambda p: p[0])[1] if special else limits[0]
+            asked, limit = _comparable(q, m)
             if upper:
-                ok = q["number"] <= m["number"]
+                ok = asked <= limit
                 return ok, f"问题中的{q['text']}{'未超过' if ok else '超过'}条款上限{m['text']}"
-            ok = q["number"] >= m["number"]
+            ok = asked >= limit
             return ok, f"问题中的{q['text']}{'达到' if ok else '未达到'}条款下限{m['text']}"
     return None
+
+
+
+
+def _unquoted(question: str, quantities: list[dict]) -> list[dict]:
+    """The question's figures outside quotation marks and unlike any inside them: 收到申请后“五日内”审查，这五天算不算
+    周末 quotes the provision's own figure (and 这五天 points back at it), which is no value of the asker's to
+    compare with the provision's limit."""
+    spans = [(m.start(), m.end()) for m in CUES.rx("question.quoted").finditer(question)]
+    if not spans:
+        return quantities
+    same = {(q["number"], canonical_unit(q["unit"])) for a, b in spans for q in find_quantities(question[a:b])}
+    return [q for q in quantities if not any(a <= q["start"] < b for a, b in spans)
+            and (q["number"], canonical_unit(q["unit"])) not in same]
+
+
+def _comparable(q: dict, m: dict) -> Optional[tuple[float, float]]:
+    """The numbers of two quantities in one measure: as written where the units are the same; in their dimension's
+    base (dictionaries/units.yaml dimensions) where both are calendar or clock time in different units (两个月 /
+    30日: 60 / 30 days), unless the two lie within a tenth of each other (一个月 / 30日: months are not all 30 days)
+    or one counts days that are not calendar days (工作日: dictionaries/units.yaml not_calendar_days); else None."""
+    if q["unit"] == m["unit"]:
+        return q["number"], m["number"]
+    if q["unit"] in _NOT_CALENDAR or m["unit"] in _NOT_CALENDAR:
+        return None
+    a, b = _base(q["number"], q["unit"]), _base(m["number"], m["unit"])
+    if a is None or b is None or a[0] != b[0] or a[0] not in ("days", "hours"):
+        return None
+    if abs(a[1] - b[1]) <= 0.1 * max(abs(a[1]), abs(b[1])):
+        return None
+    return a[1], b[1]
 
 
 def _tail_predicate(question: str) -> str:
@@ -2041,15 +2101,54 @@ def _held_terms(query: Query, text: str) -> list[str]:
     return [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, text)]
 
 
+def _asking_start(query: Query) -> Optional[int]:
+    """Where the clause that asks begins in a yes/no question (the last clause; before a tag such as 对吗, the one
+    before it), or None for an empty question."""
+    clauses = [(m.start(), m.end()) for m in re.finditer(r"[^，,；;。？?]+[，,；;。？?]*", query.text)]
+    if not clauses:
+        return None
+    if len(clauses) > 1 and CUES.rx("yesno.tag").match(query.text[clauses[-1][0]:clauses[-1][1]].strip()):
+        return clauses[-2][0]  # a tag (对吗): the clause before it is what is asked
+    return clauses[-1][0]
+
+
+def _stated_figure(query: Query, sent: str) -> Optional[tuple[bool, str]]:
+    """A yes/no question that states one figure as the value asked about (…质保期是否为6个月, rules/extract_cues.yaml
+    yesno.states_figure) against a provision that states the same subject with figures in that unit, none of
+    them a condition: (the provision gives that figure, explanation). Yes where the provision's only figure in
+    the unit is the asked one; no where none of its figures in the unit is; None otherwise (several figures,
+    one of them the asked one: which belongs to the subject is not read here), or where the provision does not
+    share the words before the figure (a run of three characters)."""
+    start = _asking_start(query)
+    if start is None:
+        return None
+    article = set(CUES.words("figure.article_one"))
+    asked = [q for q in query.constraints.get("quantities") or [] if q["start"] >= start and q["unit"]
+             and not (q["number"] == 1 and q["unit"] in article)
+             and CUES.rx("yesno.states_figure").search(query.text[max(0, q["start"] - 4):q["start"]])]
+    if len(asked) != 1:
+        return None
+    q = asked[0]
+    if len(longest_common(query.text[start:q["start"]], sent)) < 3:
+        return None  # the provision must name the asked subject (质保期), not only hold a figure in its unit
+    figures = [m for m in find_quantities(sent) if m["unit"] == q["unit"]
+               and not _clause_at(sent, (m["start"], m["end"])).endswith(CUES.words("condition.clause_end"))]
+    if not figures:
+        return None
+    equal = [m for m in figures if m["number"] == q["number"]]
+    if equal and len(figures) == 1:
+        return True, f"问题中的{q['text']}与条文所定的{figures[0]['text']}相同"
+    if not equal:
+        return False, f"问题中的{q['text']}与条文所定的{'、'.join(m['text'] for m in figures)}不同"
+    return None
+
+
 def _figure_unaddressed(query: Query, sent: str) -> bool:
     """A yes/no question whose asking clause states a figure (…会保修三年，是吗) asks about that figure: True
     when ``sent`` holds no figure in its unit."""
-    clauses = [(m.start(), m.end()) for m in re.finditer(r"[^，,；;。？?]+[，,；;。？?]*", query.text)]
-    if not clauses:
+    start = _asking_start(query)
+    if start is None:
         return False
-    start = clauses[-1][0]
-    if len(clauses) > 1 and CUES.rx("yesno.tag").match(query.text[clauses[-1][0]:clauses[-1][1]].strip()):
-        start = clauses[-2][0]  # a tag (对吗): the clause before it is what is asked
     article = set(CUES.words("figure.article_one"))
     units = {q["unit"] for q in query.constraints.get("quantities") or [] if q["start"] >= start and q["unit"]
              and not (q["number"] == 1 and q["unit"] in article)}

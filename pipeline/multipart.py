@@ -13,6 +13,7 @@ import re
 from typing import Any, Optional
 
 from . import cues
+from .analyze import joined_asks
 
 _ASKING = re.compile(cues.pattern("question.asking_clause"))
 _REFERENCE = re.compile(cues.pattern("multipart.reference"))
@@ -37,6 +38,20 @@ def split_asks(question: str) -> list[str]:
     if lead and parts:  # words after the last ask (…多少？请说明依据。) belong to it
         parts[-1] += lead
     return parts if 2 <= len(parts) <= MAX_PARTS else []
+
+
+def split_joined(question: str) -> list[str]:
+    """The parts of a question whose one asking sentence asks twice, joined by 、 or a comma (E类人才租房，每个月补贴
+    多少、最长能补多久？ → E类人才租房，每个月补贴多少？ / E类人才租房，最长能补多久？): each ask with the words before
+    the first of them (analyze.joined_asks finds the asks). Not two or three asks: []."""
+    asks = joined_asks(question)
+    if not 2 <= len(asks) <= MAX_PARTS:
+        return []
+    start = question.find(asks[0])
+    if start < 0:
+        return []
+    lead = question[:start]
+    return [f"{lead}{a.rstrip('？?，,、 ')}？" for a in asks]
 
 
 def name_of(value: Optional[dict[str, Any]]) -> Optional[str]:

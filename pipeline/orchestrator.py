@@ -20,7 +20,7 @@ from .embed import VectorCache, VectorTable, annotate_similarity, shared_e5
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, asks_old_text, condition_match, phrase_bonus, \
-    render_value, revision_column, revision_labels
+    periods_of, render_value, revision_column, revision_labels
 from .numbers import canonical_unit, find_quantities, grounded, norm_for_match
 from .ingest import is_markdown
 from .places import jurisdiction, place_suffixes
@@ -29,10 +29,11 @@ from .rerank import make_reranker
 from .rules import RuleSet
 from .decide import DecisionMode, reasons as decide_reasons
 from .loop import Loop, LoopSettings, reasons as loop_reasons
-from .multipart import name_of, refer, split_asks
+from .multipart import name_of, refer, split_asks, split_joined
 from .sources import Sources
 from .store import Store
 from .text import cited_articles as _cited_labels, split_sentences
+from .tokenize import cut
 from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
 from .verify import Verifier, extract_features, load_model, WEIGHTS
 from .rescue import GATE_WEIGHTS, cosine, decide as decide_gate, other_anchors
@@ -55,7 +56,6 @@ NEAR = ".near"  # an extraction method's ending for a weak reading (the asked ac
 _YEAR_WORD = re.compile(r"(?:19|20)\d{2}\s*年?")  # a version's year, which would read as two versions again
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
 _TIER = re.compile(cues.pattern("tier.label"))
-_PERIOD = re.compile(cues.pattern("period.of"))
 _SPACES = re.compile(r"\s+")
 _YEAR_UNIT = cues.text("figure.year_unit")
 _QUALIFIER_AFTER = re.compile(cues.pattern("figure.qualifier_after"))
@@ -353,7 +353,8 @@ class Orchestrator:
             if self._gate(query, f, strict, trace_obj, anchors):
                 found = f
                 break
-            if f.refused not in ("identifier", "tier"):  # another product's or tier's: the next may be the asked one's
+            if f.refused not in ("identifier", "tier", "polarity"):
+                # another product's, tier's or case's (实现 / 未实现): the next may be the asked one's
                 break
         timings["extract"] = _ms(t)
         if found is None and self.generator is not None and anchors and not fired:
@@ -449,6 +450,10 @@ class Orchestrator:
             # 每年的服务费 answered by 每季度46500元: an amount per another period
             why = f"{found.method} 的金额是按{'、'.join(periods[1])}计的，问题问的是按{'、'.join(periods[0])}"
             found.refused = "period"
+        elif not found.exact and (acts := other_polarity(query.text, ev_text)):
+            # 未实现就业的，补贴按多少拨付 answered by …实现就业的，按标准的…: the provision's case is the other one
+            why = f"{found.method} 的证据说的是「{acts[1]}」的情形，问题问的是「{acts[0]}」的情形"
+            found.refused = "polarity"
         elif missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             found.refused = "identifier" if any(i in missing for i in idents) else "document" if other_doc else "named"
@@ -923,7 +928,8 @@ class Orchestrator:
         """A question with two or three asks (pipeline/multipart.py): each part answered in turn, a later one as a
         follow-up of the one before, first in the document that answered it. None unless every part is answered
         (the question is then answered whole, as before)."""
-        texts = split_asks(query.text) if query.constraints.get("asks", 1) > 1 else []
+        # asking sentences (…负责？…几个人？), or one sentence that asks twice (每个月补贴多少、最长能补多久？)
+        texts = split_asks(query.text) if query.constraints.get("asks", 1) > 1 else split_joined(query.text)
         if not texts:
             return None
         t = time.perf_counter()
@@ -1198,11 +1204,32 @@ def other_tiers(question: str, evidence: str) -> Optional[tuple[list[str], list[
     return (asked, other) if asked else None
 
 
+_NEGATED_FACT = re.compile(cues.pattern("polarity.negated_fact"))
+_NEGATION_BEFORE = re.compile(cues.pattern("polarity.negation_before"))
+_CLAUSE_BREAK = re.compile(cues.pattern("polarity.clause_break"))
+
+
+def other_polarity(question: str, evidence: str) -> Optional[tuple[str, str]]:
+    """(the question's negated act, the evidence's) when the question says an act did not happen (未实现就业的,
+    rules/pipeline_cues.yaml polarity.negated_fact) and the evidence states that act, never negated (…实现就业的，…):
+    the evidence speaks of the other case; else None. The act is the first word of two or more characters after
+    the negation; in the evidence, a negation (polarity.negation_before) up to four characters before the act in
+    its clause governs it (未履行还款)."""
+    q = _SPACES.sub("", question)
+    ev = _SPACES.sub("", evidence)
+    for m in _NEGATED_FACT.finditer(q):
+        act = next((w for w in cut(m.group("x")) if len(w) >= 2), None)
+        if not act or not m.group("x").startswith(act):
+            continue  # the negation must govern the act itself (未能按时: 按时), not a later word
+        spots = [i for i in range(len(ev)) if ev.startswith(act, i)]
+        # a negation up to four characters before the act, in its clause, governs it (未履行还款 negates 还款)
+        if spots and not any(_NEGATION_BEFORE.search(_CLAUSE_BREAK.split(ev[max(0, i - 4):i])[-1])
+                             for i in spots):
+            return q[m.start():m.start() + (m.start("x") - m.start()) + len(act)], act
+    return None
+
+
 _PERIOD_NAMES = cues.table("period.names")  # the reasoning's name of each period.of group
-
-
-def _periods(text: str) -> list[str]:
-    return list(dict.fromkeys(k for m in _PERIOD.finditer(text) for k, v in m.groupdict().items() if v))
 
 
 def other_periods(question: str, evidence: str, value: Optional[dict]) -> Optional[tuple[list[str], list[str]]]:
@@ -1210,10 +1237,10 @@ def other_periods(question: str, evidence: str, value: Optional[dict]) -> Option
     (rules/pipeline_cues.yaml period.of: 每年, 每月…) and the evidence states amounts per other periods only; else None."""
     if (value or {}).get("kind") not in ("money", "number", "percent"):
         return None
-    asked = _periods(question)
+    asked = periods_of(question)
     if not asked:
         return None
-    stated = _periods(evidence)
+    stated = periods_of(evidence)
     if not stated or set(asked) & set(stated):
         return None
     return [_PERIOD_NAMES[k] for k in asked], [_PERIOD_NAMES[k] for k in stated]
