@@ -1968,11 +1968,15 @@ def _limit_check(question_quantities: list[dict], sent: str,
     (``weights``): the special case the question names. Returns (within the limit, explanation) or None when the
     provision states no limit in that unit.
     """
+    figures = find_quantities(sent)
     for q in question_quantities:
         limits = []
         prev = 0
-        for m in find_quantities(sent):
-            if not m["unit"] or _comparable(q, m) is None:
+        # a provision that speaks of the question's own unit (合同期限一年以上不满三年的，试用期不得超过二个月) ties the
+        # asker's figure (两年) to that: only a limit in the same unit is compared with it
+        same_unit = any(m["unit"] == q["unit"] for m in figures)
+        for m in figures:
+            if not m["unit"] or (same_unit and m["unit"] != q["unit"]) or _comparable(q, m) is None:
                 continue
             start, prev = prev, m["end"]
             if _clause_at(sent, (m["start"], m["end"])).endswith(CUES.words("condition.clause_end")):

@@ -269,6 +269,12 @@ class Orchestrator:
                                            lambda q, ids: self._answer_one(q, None)[0][0], _evidence,
                                            self.settings.min_coverage)
             timings["sources"] = _ms(t)
+            if answer.status != "answered" and query.constraints.get("asks", 1) == 1 and not self.settings.record \
+                    and (parted := self._multipart(query, collection, trace_obj, timings, joined=True)) is not None:
+                # 每个月补贴多少、最长能补多久 not answered whole (one figure for two asks): one ask at a time
+                whole = [r for r in answer.reasoning if r.startswith(REFUSAL)]
+                parted.reasoning.insert(1, "分问：整句作答未得答案" + (f"（{whole[0]}）" if whole else "") + "，逐问作答")
+                answer = parted
         self.sources.annotate(answer, query)  # kind and version of every cited document
         answer.id = qid
         answer.trace_id = new_trace_id()
@@ -924,12 +930,16 @@ class Orchestrator:
                       confidence=min(0.99, min(f.score for f in answered) / 2), reasoning=reasons)
 
     def _multipart(self, query: Query, collection: Optional[str], trace_obj: Optional[dict],
-                   timings: dict[str, float]) -> Optional[Answer]:
+                   timings: dict[str, float], joined: bool = False) -> Optional[Answer]:
         """A question with two or three asks (pipeline/multipart.py): each part answered in turn, a later one as a
         follow-up of the one before, first in the document that answered it. None unless every part is answered
-        (the question is then answered whole, as before)."""
-        # asking sentences (…负责？…几个人？), or one sentence that asks twice (每个月补贴多少、最长能补多久？)
-        texts = split_asks(query.text) if query.constraints.get("asks", 1) > 1 else split_joined(query.text)
+        (the question is then answered whole, as before). The asks are asking sentences (…负责？…几个人？), or,
+        with ``joined``, those of one sentence that asks twice (每个月补贴多少、最长能补多久？), tried only when the
+        question was not answered whole (a provision may state both: 由总经理提名，董事会任免)."""
+        if joined:
+            texts = split_joined(query.text)
+        else:
+            texts = split_asks(query.text) if query.constraints.get("asks", 1) > 1 else []
         if not texts:
             return None
         t = time.perf_counter()
