@@ -1064,7 +1064,7 @@ class Extractor:
                     return Found(value={"kind": "boolean", "value": True}, answer=f"是。依据：{sent}",
                                  method="strategy:yesno.only", anchor=anchor, evidence=[self._ev(anchor)], score=1.1,
                                  reasons=[f"问题问是否只限于「{only.group('x')}」，条文限定为「{m.group(0)}」"])
-        years = set(query.constraints.get("years") or ())  # 2023年修订的…: a calendar year, no length of time
+        years = set(query.constraints.get("years") or ())  # a year the question names (the version asked): no length of time
         asked = [q for q in _unquoted(query.text, query.constraints.get("quantities") or [])
                  if not (isinstance(q["number"], int) and str(q["number"]) in years)]
         limit = _limit_check(asked, sent, query.weights)

@@ -273,7 +273,8 @@ class Orchestrator:
                     and (parted := self._multipart(query, collection, trace_obj, timings, joined=True)) is not None:
                 # 每个月补贴多少、最长能补多久 not answered whole (one figure for two asks): one ask at a time
                 whole = [r for r in answer.reasoning if r.startswith(REFUSAL)]
-                parted.reasoning.insert(1, "分问：整句作答未得答案" + (f"（{whole[0]}）" if whole else "") + "，逐问作答")
+                said = f"（{whole[0]}）" if whole else ""
+                parted.reasoning.insert(1, f"分问：整句作答未得答案{said}，逐问作答")
                 answer = parted
         self.sources.annotate(answer, query)  # kind and version of every cited document
         answer.id = qid
