@@ -2105,15 +2105,18 @@ def _held_terms(query: Query, text: str) -> list[str]:
     return [t for t, w in query.weights.items() if w > 0.3 and len(t) >= 2 and _holds(query, t, text)]
 
 
-def _asking_start(query: Query) -> Optional[int]:
+def _asking_figures(query: Query) -> tuple[int, list[dict]]:
     """Where the clause that asks begins in a yes/no question (the last clause; before a tag such as 对吗, the one
-    before it), or None for an empty question."""
+    before it), and the figures with a unit in it (一 of 一次 as an article left out); (0, []) for an empty one."""
     clauses = [(m.start(), m.end()) for m in re.finditer(r"[^，,；;。？?]+[，,；;。？?]*", query.text)]
     if not clauses:
-        return None
+        return 0, []
+    start = clauses[-1][0]
     if len(clauses) > 1 and CUES.rx("yesno.tag").match(query.text[clauses[-1][0]:clauses[-1][1]].strip()):
-        return clauses[-2][0]  # a tag (对吗): the clause before it is what is asked
-    return clauses[-1][0]
+        start = clauses[-2][0]  # a tag (对吗): the clause before it is what is asked
+    article = set(CUES.words("figure.article_one"))
+    return start, [q for q in query.constraints.get("quantities") or [] if q["start"] >= start and q["unit"]
+                   and not (q["number"] == 1 and q["unit"] in article)]
 
 
 def _stated_figure(query: Query, sent: str) -> Optional[tuple[bool, str]]:
@@ -2123,13 +2126,8 @@ def _stated_figure(query: Query, sent: str) -> Optional[tuple[bool, str]]:
     the unit is the asked one; no where none of its figures in the unit is; None otherwise (several figures,
     one of them the asked one: which belongs to the subject is not read here), or where the provision does not
     share the words before the figure (a run of three characters)."""
-    start = _asking_start(query)
-    if start is None:
-        return None
-    article = set(CUES.words("figure.article_one"))
-    asked = [q for q in query.constraints.get("quantities") or [] if q["start"] >= start and q["unit"]
-             and not (q["number"] == 1 and q["unit"] in article)
-             and CUES.rx("yesno.states_figure").search(query.text[max(0, q["start"] - 4):q["start"]])]
+    start, figures = _asking_figures(query)
+    asked = [q for q in figures if CUES.rx("yesno.states_figure").search(query.text[max(0, q["start"] - 4):q["start"]])]
     if len(asked) != 1:
         return None
     q = asked[0]
@@ -2150,12 +2148,7 @@ def _stated_figure(query: Query, sent: str) -> Optional[tuple[bool, str]]:
 def _figure_unaddressed(query: Query, sent: str) -> bool:
     """A yes/no question whose asking clause states a figure (…会保修三年，是吗) asks about that figure: True
     when ``sent`` holds no figure in its unit."""
-    start = _asking_start(query)
-    if start is None:
-        return False
-    article = set(CUES.words("figure.article_one"))
-    units = {q["unit"] for q in query.constraints.get("quantities") or [] if q["start"] >= start and q["unit"]
-             and not (q["number"] == 1 and q["unit"] in article)}
+    units = {q["unit"] for q in _asking_figures(query)[1]}
     return bool(units) and not any(q["unit"] in units for q in find_quantities(sent))
 
 
