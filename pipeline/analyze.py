@@ -9,6 +9,7 @@ import math
 import re
 import threading
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, Optional
 
 import regex
@@ -458,7 +459,7 @@ class QueryAnalyzer:
         weights: dict[str, float] = {}
         words = cut(question)
         owner = [i for i, w in enumerate(words) for _ in w]  # character -> the index of the word holding it
-        starts = {sum(map(len, words[:i])) for i in range(len(words) + 1)}
+        starts = {0, *accumulate(map(len, words))}  # where each word begins (and the question ends)
 
         def aligned(u: str) -> bool:
             """Some occurrence of ``u`` in the question lies inside one word (工资总额 holds 工资), or begins and ends at

@@ -1065,9 +1065,9 @@ class Extractor:
                                  method="strategy:yesno.only", anchor=anchor, evidence=[self._ev(anchor)], score=1.1,
                                  reasons=[f"问题问是否只限于「{only.group('x')}」，条文限定为「{m.group(0)}」"])
         years = set(query.constraints.get("years") or ())  # a year the question names (the version asked): no length of time
-        asked = [q for q in _unquoted(query.text, query.constraints.get("quantities") or [])
-                 if not (isinstance(q["number"], int) and str(q["number"]) in years)]
-        limit = _limit_check(asked, sent, query.weights)
+        figures = [q for q in _unquoted(query.text, query.constraints.get("quantities") or [])
+                   if not (isinstance(q["number"], int) and str(q["number"]) in years)]
+        limit = _limit_check(figures, sent, query.weights)
         cond = condition_match(query.constraints.get("quantities") or [], sent, query.constraints.get("ranges"))
         if limit is not None and (cond >= 0 or not limit[0]):
             # 可以约定两次试用期吗 vs 只能约定一次试用期: the number decides; a figure past the limit that also falls
@@ -1976,7 +1976,8 @@ def _limit_check(question_quantities: list[dict], sent: str,
         # asker's figure (两年) to that: only a limit in the same unit is compared with it
         same_unit = any(m["unit"] == q["unit"] for m in figures)
         for m in figures:
-            if not m["unit"] or (same_unit and m["unit"] != q["unit"]) or _comparable(q, m) is None:
+            pair = _comparable(q, m) if m["unit"] and not (same_unit and m["unit"] != q["unit"]) else None
+            if pair is None:
                 continue
             start, prev = prev, m["end"]
             if _clause_at(sent, (m["start"], m["end"])).endswith(CUES.words("condition.clause_end")):
@@ -1987,23 +1988,20 @@ def _limit_check(question_quantities: list[dict], sent: str,
             mx = CUES.rx("limit.max_before").search(before) or CUES.rx("limit.max_after").search(sent[m["end"]:m["end"] + 2])
             mn = CUES.rx("limit.min_before").search(before) or CUES.rx("limit.min_after").search(sent[m["end"]:m["end"] + 2])
             if bool(mx) != bool(mn):
-                limits.append(({t for t in (weights or {}) if t in sent[start:m["end"]]}, m, bool(mx)))
+                limits.append(({t for t in (weights or {}) if t in sent[start:m["end"]]}, m, bool(mx), pair))
         if limits:
             # the first limit is the general rule, a later one a special case (…，敏感区域，至少每5年): the special case
             # is compared when its own words, absent from the general rule's, are the question's
             first = limits[0][0]
             special = [(sum(weights[t] for t in x[0] - first), x) for x in limits[1:]
                        if any(weights[t] >= 0.3 for t in x[0] - first)]
-            _, m, upper = max(special, key=lambda p: p[0])[1] if special else limits[0]
-            asked, limit = _comparable(q, m)
+            _, m, upper, (asked, limit) = max(special, key=lambda p: p[0])[1] if special else limits[0]
             if upper:
                 ok = asked <= limit
                 return ok, f"问题中的{q['text']}{'未超过' if ok else '超过'}条款上限{m['text']}"
             ok = asked >= limit
             return ok, f"问题中的{q['text']}{'达到' if ok else '未达到'}条款下限{m['text']}"
     return None
-
-
 
 
 def _unquoted(question: str, quantities: list[dict]) -> list[dict]:

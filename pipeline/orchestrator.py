@@ -248,7 +248,8 @@ class Orchestrator:
             found_list, stage_t = self._compare(query, trace_obj, across)
             timings.update(stage_t)
             answer = self._compare_answer(query, found_list, across)
-        elif (parted := self._multipart(query, collection, trace_obj, timings)) is not None:
+        elif query.constraints.get("asks", 1) > 1 and \
+                (parted := self._multipart(query, split_asks(query.text), collection, trace_obj, timings)) is not None:
             answer = parted  # 由哪个部门负责？这个部门…几个人？: each ask answered in turn
         else:
             found, stage_t = self._answer_one(query, trace_obj)
@@ -270,7 +271,8 @@ class Orchestrator:
                                            self.settings.min_coverage)
             timings["sources"] = _ms(t)
             if answer.status != "answered" and query.constraints.get("asks", 1) == 1 and not self.settings.record \
-                    and (parted := self._multipart(query, collection, trace_obj, timings, joined=True)) is not None:
+                    and (parted := self._multipart(query, split_joined(query.text), collection, trace_obj,
+                                                   timings)) is not None:
                 # 每个月补贴多少、最长能补多久 not answered whole (one figure for two asks): one ask at a time
                 whole = [r for r in answer.reasoning if r.startswith(REFUSAL)]
                 said = f"（{whole[0]}）" if whole else ""
@@ -930,17 +932,13 @@ class Orchestrator:
                       method="compare:documents" if across else "compare:versions",
                       confidence=min(0.99, min(f.score for f in answered) / 2), reasoning=reasons)
 
-    def _multipart(self, query: Query, collection: Optional[str], trace_obj: Optional[dict],
-                   timings: dict[str, float], joined: bool = False) -> Optional[Answer]:
-        """A question with two or three asks (pipeline/multipart.py): each part answered in turn, a later one as a
-        follow-up of the one before, first in the document that answered it. None unless every part is answered
-        (the question is then answered whole, as before). The asks are asking sentences (…负责？…几个人？), or,
-        with ``joined``, those of one sentence that asks twice (每个月补贴多少、最长能补多久？), tried only when the
-        question was not answered whole (a provision may state both: 由总经理提名，董事会任免)."""
-        if joined:
-            texts = split_joined(query.text)
-        else:
-            texts = split_asks(query.text) if query.constraints.get("asks", 1) > 1 else []
+    def _multipart(self, query: Query, texts: list[str], collection: Optional[str], trace_obj: Optional[dict],
+                   timings: dict[str, float]) -> Optional[Answer]:
+        """A question with two or three asks (pipeline/multipart.py), ``texts`` its parts: asking sentences
+        (…负责？…几个人？, before the question is answered whole), or the asks of one sentence that asks twice
+        (每个月补贴多少、最长能补多久？, after it was not: a provision may state both, 由总经理提名，董事会任免). Each part
+        answered in turn, a later one as a follow-up of the one before, first in the document that answered it.
+        None unless every part is answered (the question is then answered whole, as before)."""
         if not texts:
             return None
         t = time.perf_counter()
@@ -1236,7 +1234,7 @@ def other_polarity(question: str, evidence: str) -> Optional[tuple[str, str]]:
         # a negation up to four characters before the act, in its clause, governs it (未履行还款 negates 还款)
         if spots and not any(_NEGATION_BEFORE.search(_CLAUSE_BREAK.split(ev[max(0, i - 4):i])[-1])
                              for i in spots):
-            return q[m.start():m.start() + (m.start("x") - m.start()) + len(act)], act
+            return q[m.start():m.start("x") + len(act)], act
     return None
 
 
