@@ -117,9 +117,10 @@ class AskSettings:
     # without a polarity feature; the stop-38 gate reads the reading's polarity (rescue.answer_features "reading"),
     # and a bar of its own then gained nothing held out (docs/benchmarks.md, stop 38)
     gate_threshold_no: Optional[float] = None
-    # the loop (pipeline/loop.py): passes in all after a pass without an answer (1: no loop), and its time budget
+    # the loop (pipeline/loop.py): passes in all after a pass without an answer (1: no loop), and its time budget, a
+    # far safety net: the steps bound the loop, so a cold first ask and a warm replay answer alike
     loop_steps: int = 3
-    loop_budget_ms: float = 1500.0
+    loop_budget_ms: float = 20000.0
     # the gate's bar for an answer found by one of the loop's retries, when higher than the first pass's (None: the
     # same bar). A retry looks again where the first pass found nothing good enough, inside one document
     retry_gate_threshold: Optional[float] = None

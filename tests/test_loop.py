@@ -106,3 +106,20 @@ def test_a_retry_s_answer_meets_the_loop_s_own_bar(db, monkeypatch):
     assert decided == {(None, "first"): True, (None, "retry"): True, (0.90, "first"): True, (0.90, "retry"): False}
     with pytest.raises(LoopAgentError):
         AskSettings(retry_gate_threshold=1.5)
+
+
+def test_slow_passes_take_the_same_steps_as_fast_ones(db, monkeypatch):
+    """The steps bound the loop, not the clock: a pass that costs seconds (embeddings not yet cached on a new store)
+    takes the same steps, and so gives the same answer, as a cached replay. The clock is made to jump 2 s at each
+    reading; only an explicit small budget then stops the loop early."""
+    import itertools
+
+    import pipeline.loop as loop_mod
+    ticks = itertools.count()
+    monkeypatch.setattr(loop_mod.time, "perf_counter", lambda: 2.0 * next(ticks))  # the time module: every reader
+    slow = KnowledgeBase(db, audit_log=None).ask("员工结婚可以请几天婚假？", trace=True)
+    assert [s["rewrite"] for s in slow.trace["loop"]] == ["original", "focus_document", "section_title"]
+    tight = KnowledgeBase(db, audit_log=None, settings=AskSettings(loop_budget_ms=1000)).ask(
+        "员工结婚可以请几天婚假？", trace=True)
+    assert [(s["rewrite"], s.get("stopped")) for s in tight.trace["loop"]] == [
+        ("original", None), ("focus_document", "time budget spent")]
