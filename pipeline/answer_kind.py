@@ -28,6 +28,8 @@ register_schema("value_kind", {
     "units": Field((list,), False, "units an answer of this kind may carry, e.g. [V, 伏]"),
     "asks": Field((list,), False, "interrogatives that name this kind by themselves (什么时候 → time)"),
     "link": Field((str,), False, "after: the noun links only when it follows the interrogative (哪个部门)"),
+    "compound": Field((bool,), False, "true: a modifier may stand between the interrogative and the noun when the two "
+                      "make one compound that ends the asking clause (哪个告警代码？; settings compound_between/_end)"),
 }, check=lambda r: None if r.get("value_kind") in VALUE_KINDS and r.get("qtype") in _QTYPES
     else f"value_kind must be one of {VALUE_KINDS} and qtype one of {_QTYPES}")
 
@@ -72,6 +74,8 @@ class AnswerKindGrammar:
         self._share_rx = None
         self._before_rx = None
         self._between_rx = None
+        self._compound_rx = None
+        self._compound_end_rx = None
         self._asks: list[tuple[str, dict]] = []
         self._share_rule: Optional[dict] = None
         self._share_of: frozenset[str] = frozenset()
@@ -116,6 +120,9 @@ class AnswerKindGrammar:
             self.after_gap = int(settings.get("after_gap", 3))
             between = settings.get("after_between")
             self._between_rx = regex.compile(str(between)) if between else None
+            compound, end = settings.get("compound_between"), settings.get("compound_end")
+            self._compound_rx = regex.compile(str(compound)) if compound else None
+            self._compound_end_rx = regex.compile(str(end)) if end else None
             self.before_gap = int(settings.get("before_gap", 8))
             self.refines = frozenset(str(x) for x in settings.get("refines") or [])
             self.any_agent = frozenset(str(x) for x in settings.get("any_agent") or [])
@@ -167,6 +174,12 @@ class AnswerKindGrammar:
             return self._make(hit[1], hit[0], "ask")
         return found
 
+    def _compound(self, between: str, after: str) -> bool:
+        """Whether ``between`` (interrogative … noun) is a modifier making one compound with the noun that ends the
+        asking clause (rules/value_kinds.yaml ``compound_between``, ``compound_end``): 哪个告警代码？, 哪组GPIO引脚？"""
+        return self._compound_rx is not None and self._compound_end_rx is not None \
+            and bool(self._compound_rx.match(between)) and bool(self._compound_end_rx.match(after))
+
     def _link(self, text: str, inters: list[tuple[int, int]]) -> Optional[AnswerKind]:
         """The value noun nearest to an interrogative it attaches to."""
         best: Optional[tuple[int, int, AnswerKind]] = None  # (gap, preference, kind)
@@ -178,7 +191,9 @@ class AnswerKindGrammar:
                     gap, how = len(_LATIN_WORD.sub("x", text[b:m.start()])), "after"  # 哪个Flash地址: a word counts one
                     limit = self.after_gap
                     if self._between_rx is not None and not self._between_rx.match(text[b:m.start()]):
-                        continue  # 什么程度公司: the interrogative attaches to 程度, not to 公司
+                        if not (r.get("compound") and self._compound(text[b:m.start()], text[m.end():])):
+                            continue  # 什么程度公司: the interrogative attaches to 程度, not to 公司
+                        gap, limit = 0, 0  # 哪个告警代码: the modifier and the noun are one compound
                 elif m.end() <= a and (r.get("link") != "after" or text[m.end():a] in self.after_link_words):  # 电压应设为多少
                     gap, how = a - m.end(), "before"
                     limit = self.before_gap

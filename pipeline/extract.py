@@ -857,6 +857,11 @@ class Extractor:
                     continue  # a number inside a condition (…不满三年的) is not the answer
                 if not grounded(_clause_at(sent, span), sent):
                     continue
+                if kind == "code" and value.get("text") and (value["text"].lower() in query.text.lower()
+                                                             or CUES.rx("list.lead_end").search(sent)):
+                    # 接ADR脚时用哪个地址: a pin, model or command the question names is not the one it asks; a lead
+                    # (…的 I2C 地址，对应关系如下：) names the kind of the codes that follow, not one of them
+                    continue
                 if value.get("kind") == "duration" and any(a <= span[0] < b for a, b in calendar):
                     continue  # 2025年3月6日: neither 2025年 nor 6日 is a length of time
                 if value.get("kind") == "date" and until and not CUES.rx("says.until").search(_clause_at(sent, span)):

@@ -130,3 +130,19 @@ def test_a_sentence_about_another_case_does_not_answer(kb_of, doc, asked, figure
     assert refused and refused[0]["why"].endswith(why), refused
     b = kb.ask(own)  # its own case: answered
     assert (b.status, b.value["number"]) == ("answered", value), b.reasoning
+
+
+CHIP = ("# 星河微 XH100 音频芯片数据手册\n\n## 9 功能描述\n\n### 9.1 地址选择\n\n"
+        "SEL 引脚通过对地电阻选择器件的 7 位 I2C 地址，对应关系如下：\n\n"
+        "| 对地电阻 | 7位地址 | 写地址 |\n|---|---|---|\n| 10kΩ | 0x2C | 0x58 |\n| 47kΩ | 0x2E | 0x5C |\n\n"
+        "### 9.2 复位\n\n向寄存器 0x01 写入 0x80 可使芯片软复位。\n")
+
+
+def test_a_code_asked_by_a_compound_noun_and_never_the_one_the_question_names(kb_of):
+    """哪个寄存器 / 哪个从机地址: a code is asked (rules/value_kinds.yaml, a compound noun of vk.code); the answer is
+    never an identifier the question itself names (SEL), nor the kind a lead sentence announces (…I2C 地址，…如下：)."""
+    kb = kb_of({"星河微XH100数据手册.md": CHIP})
+    a = kb.ask("让芯片软复位要写哪个寄存器？")
+    assert (a.status, a.value) == ("answered", {"kind": "text", "text": "0x01"}), a.reasoning
+    for b in tried(kb, "SEL脚接47k电阻时，主机要用哪个从机地址？"):
+        assert (b.get("value") or {}).get("text") not in ("I2C", "SEL"), b
