@@ -822,6 +822,11 @@ class Extractor:
         multipart = is_multipart(query.text)
         until = CUES.rx("ask.until").search(query.constraints.get("asked_clause") or query.text) is not None
         calendar = [m.span() for m in CUES.rx("date.calendar").finditer(sent)]
+        # a code question: a lead (…的 I2C 地址，对应关系如下：) names the kind of the codes that follow, not one of them,
+        # and a pin, model or command the question names (接ADR脚时用哪个地址) is not the one it asks
+        if kind == "code" and CUES.rx("list.lead_end").search(sent):
+            return out
+        named = query.text.lower() if kind == "code" else ""
         templates = self.templates()
         # a revision table's row in one sentence (修订前：…二十日…；修订后：…三十日…): the old column's figures are no
         # longer in force, unless the question asks about the text before the change
@@ -857,11 +862,8 @@ class Extractor:
                     continue  # a number inside a condition (…不满三年的) is not the answer
                 if not grounded(_clause_at(sent, span), sent):
                     continue
-                if kind == "code" and value.get("text") and (value["text"].lower() in query.text.lower()
-                                                             or CUES.rx("list.lead_end").search(sent)):
-                    # 接ADR脚时用哪个地址: a pin, model or command the question names is not the one it asks; a lead
-                    # (…的 I2C 地址，对应关系如下：) names the kind of the codes that follow, not one of them
-                    continue
+                if named and value.get("text") and value["text"].lower() in named:
+                    continue  # the question's own identifier (above)
                 if value.get("kind") == "duration" and any(a <= span[0] < b for a, b in calendar):
                     continue  # 2025年3月6日: neither 2025年 nor 6日 is a length of time
                 if value.get("kind") == "date" and until and not CUES.rx("says.until").search(_clause_at(sent, span)):
