@@ -1107,8 +1107,13 @@ class Extractor:
         stated = pol is not None  # a modal or a negation says yes or no, not only a met condition
         if pol is None:  # …30日内在境内出版的，视为同时出版: a consequence with no modal holds when its condition does
             pol = True
+        agreed = _negation_agrees(query, clause) if pol is False else ""
+        if agreed:
+            pol = True  # 没有发票，还能领补贴吗 / …无需提供发票: the provision denies what the question denies itself
         yes = pol
         reasons = [f"模态：{'肯定' if pol else '否定'}"]
+        if agreed:
+            reasons.append(f"问题本身否定「{agreed}」，条文的否定与之一致")
         left_out = _excepted(query, sent, clause)
         if left_out and stated:
             yes = not yes  # 除节假日外，不得营业 asked of a holiday: the provision leaves that case out
@@ -2328,6 +2333,28 @@ def _slot_verdict(query: Query, sent: str) -> Optional[tuple[bool, str, str]]:
     said = best[1]
     same = asked in said or said in asked or any(x in said for x in query.expansions.get(asked, []))
     return same, asked, said
+
+
+def _negation_agrees(query: Query, clause: str) -> str:
+    """The matter both the question and the provision's deciding ``clause`` negate (发票 for 没有酒店发票，还能拿到补贴吗
+    and …领取住宿补贴，无需提供发票), or "": the provision's negation then agrees with the question instead of
+    answering no. Not for questions that ask about a prohibition or an omission themselves (是不是不准…, 可以不…吗):
+    their own readings turn the polarity."""
+    if CUES.rx("yesno.asked_prohibition").search(query.text) or CUES.rx("yesno.asked_negation").search(query.text):
+        return ""
+    rx = CUES.rx("yesno.negated_matter")
+    asked = [m.group("matter") for m in rx.finditer(query.text)]
+    if not asked:
+        return ""
+    said = [clause[m.end():m.end() + 16] for m in CUES.rx("modal.negative").finditer(clause)] or \
+        [m.group("matter") for m in rx.finditer(clause)]
+    terms = [t for t, w in query.weights.items() if w > 0 and len(t) >= 2]
+    for a in asked:
+        for s in said:
+            common = longest_common(a, s)
+            if len(common) >= 2 and any(common in t or t in common for t in terms):
+                return common
+    return ""
 
 
 def _asked_negation(query: Query, found: Found, m: Any) -> Optional[Found]:

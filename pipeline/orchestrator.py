@@ -20,7 +20,7 @@ from .embed import VectorCache, VectorTable, annotate_similarity, shared_e5
 from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, asks_old_text, condition_match, phrase_bonus, \
-    periods_of, render_value, revision_column, revision_labels
+    periods_of, render_value, revision_column, revision_labels, _holds
 from .numbers import canonical_unit, find_quantities, grounded, norm_for_match
 from .ingest import is_markdown
 from .places import jurisdiction, place_suffixes
@@ -33,7 +33,7 @@ from .multipart import name_of, refer, split_asks, split_joined
 from .sources import Sources
 from .store import Store
 from .text import cited_articles as _cited_labels, split_sentences
-from .tokenize import cut
+from .tokenize import cut, pos_tag
 from .types import Anchor, Answer, Candidate, Evidence, Query, Sentence
 from .verify import Verifier, extract_features, load_model, WEIGHTS
 from .rescue import GATE_WEIGHTS, cosine, decide as decide_gate, other_anchors
@@ -363,7 +363,7 @@ class Orchestrator:
             if self._gate(query, f, strict, trace_obj, anchors):
                 found = f
                 break
-            if f.refused not in ("identifier", "tier", "polarity"):
+            if f.refused not in ("identifier", "tier", "polarity", "modifier"):
                 # another product's, tier's or case's (实现 / 未实现): the next may be the asked one's
                 break
         timings["extract"] = _ms(t)
@@ -460,6 +460,10 @@ class Orchestrator:
             # 每年的服务费 answered by 每季度46500元: an amount per another period
             why = f"{found.method} 的金额是按{'、'.join(periods[1])}计的，问题问的是按{'、'.join(periods[0])}"
             found.refused = "period"
+        elif not found.exact and (kinds := other_modifier(query, ev_text, text + "\n" + context)):
+            # 机场服务费 answered by 上门送取车服务费：…: the evidence names another thing of the asked kind
+            why = f"{found.method} 的证据说的是「{kinds[1]}」，问题问的是「{kinds[0]}」"
+            found.refused = "modifier"
         elif not found.exact and (acts := other_polarity(query.text, ev_text)):
             # 未实现就业的，补贴按多少拨付 answered by …实现就业的，按标准的…: the provision's case is the other one
             why = f"{found.method} 的证据说的是「{acts[1]}」的情形，问题问的是「{acts[0]}」的情形"
@@ -1212,6 +1216,32 @@ def other_tiers(question: str, evidence: str) -> Optional[tuple[list[str], list[
             asked.append(f"{label}{marker}")
             other += [r for r in rivals if r not in other]
     return (asked, other) if asked else None
+
+
+def _content_tag(word: str) -> bool:
+    """``word`` may name a kind of thing (a noun, verb or unknown word of two characters or more, no figure)."""
+    if len(word) < 2 or any(ch.isdigit() for ch in word):
+        return False
+    tag = pos_tag(word) or ""
+    skip = cues.words("modifier.function_tags")
+    return not (tag in skip or tag[:1] in skip)
+
+
+def other_modifier(query: Query, evidence: str, scope: str) -> Optional[tuple[str, str]]:
+    """(the question's compound, the evidence's rival one) when the question names a thing by a modifier and a head
+    noun (机场服务费, 质量委员会, 电子印章) and the evidence names the same head only with another modifier (上门送取车服务费,
+    审核委员会, 公司印章) while the asked modifier (or a synonym) is nowhere in the provision's ``scope``: the
+    evidence speaks of another thing of that kind; else None."""
+    words = [w for w in cut(_SPACES.sub("", query.text)) if w.strip()]
+    ev = [w for w in cut(_SPACES.sub("", evidence)) if w.strip()]
+    for a, b in zip(words, words[1:]):
+        if len(b) < 2 or not (pos_tag(b) or "").startswith("n") or not (pos_tag(a) or "").startswith("n") \
+                or not _content_tag(a) or b not in ev or _holds(query, a, scope):
+            continue
+        before = [ev[i - 1] for i, w in enumerate(ev) if w == b and i > 0]
+        if len(before) == ev.count(b) and all(_content_tag(c) and c != a for c in before):
+            return a + b, before[0] + b
+    return None
 
 
 _NEGATED_FACT = re.compile(cues.pattern("polarity.negated_fact"))
