@@ -492,17 +492,26 @@ def _same(a: float, b: float) -> bool:
     return a == b or abs(a - b) < 1e-6
 
 
-def condition_match(question_quantities: list[dict], text: str, question_ranges: Optional[list] = None) -> float:
+def condition_match(question_quantities: list[dict], text: str, question_ranges: Optional[list] = None,
+                    nearest: bool = False) -> float:
     """+1 when the question's condition fits a condition of ``text``, -1 when it contradicts it, else 0.
 
     A question range (满3年不满5年) must equal a range of the text; a question quantity
     (工作了12年) must fall inside one. Only conditions of the same dimension (time, age, money…) count.
+    With ``nearest`` (``text`` ends at a value), only the last condition of each dimension counts: it governs
+    the value (10 km 以内 50 元/次，超过 10 km 的每公里加收 3 元: 超过 10 km decides for 3 元).
     """
     if not question_quantities and not question_ranges:
         return 0.0
     conds = range_conditions(text)
     if not conds:
         return 0.0
+    if nearest:
+        last: dict[str, tuple] = {}
+        for c in conds:
+            if c[0] not in last or c[4][1] > last[c[0]][4][1]:
+                last[c[0]] = c
+        conds = list(last.values())
     best = 0.0
     for qdim, qlo, qhi, _, _ in question_ranges or []:
         for cdim, lo, hi, incl, _ in conds:
@@ -871,7 +880,8 @@ class Extractor:
                 if _direction_conflict(query.text, _clause_at(sent, span)):
                     continue  # 上限 asked, 不得低于 stated (or the other way round)
                 before = _clause_before(sent, span)
-                cm = condition_match(query.constraints.get("quantities") or [], before, query.constraints.get("ranges"))
+                cm = condition_match(query.constraints.get("quantities") or [], before, query.constraints.get("ranges"),
+                                     nearest=True)
                 score = t.priority / 100.0 + _proximity(query, sent, span) + 0.8 * cm + _grade_match(query.text, before)
                 if t.id in asked:
                     score += 0.1  # the question asks in this template's form (多长时间内 → …日内)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import re
+
+import regex
 import unicodedata
 from functools import lru_cache
 
@@ -35,7 +37,11 @@ def normalize(text: str) -> str:
 _KEEP = re.compile("([（）：；，？！])")
 
 # a space a typesetter puts between a figure and a Chinese word (享有 3 日, 最大为 1460, 满 2 年): not a word break
-_FIGURE_SPACE = re.compile(r"(?<=[0-9\u4e00-\u9fff%])[ \t\u3000\xa0]+(?=[0-9])|(?<=[0-9])[ \t\u3000\xa0]+(?=[\u4e00-\u9fff%])")
+# and the spaces around a Latin unit after a figure (超过 10 km 的, 低于 3.0 V 时 → 超过10km的, 低于3.0V时); the
+# `regex` module for the variable-length look-behind
+_FIGURE_SPACE = regex.compile(r"(?<=[0-9\u4e00-\u9fff%])[ \t\u3000\xa0]+(?=[0-9])|(?<=[0-9])[ \t\u3000\xa0]+(?=[\u4e00-\u9fff%])"
+                              r"|(?<=[0-9])[ \t\u3000\xa0]+(?=[A-Za-z°℃Ω])"
+                              r"|(?<=[0-9][ \t\u3000\xa0]*[A-Za-z°℃Ω]{1,5})[ \t\u3000\xa0]+(?=[\u4e00-\u9fff])")
 
 
 @lru_cache(maxsize=4096)

@@ -57,3 +57,30 @@ def test_a_computed_product_states_the_total_a_question_asks_for(kb_of):
     a = kb_of({"合同.md": doc}).ask("按这份场地租赁合同，第二年的租金一共要付多少钱？")
     assert (a.status, a.value) == ("answered", {"kind": "money", "number": 100800, "unit": "元"})
     assert a.evidence[0].text == "第二年租金为人民币：8400元×12个月=100,800.00元。"
+
+
+def test_latin_units_are_read_after_a_space_and_fold_to_one_spelling():
+    from pipeline.numbers import find_quantities
+    got = [(q["number"], q["unit"]) for q in find_quantities("峰值电流 340 mA，间距 100mm，重量 2.5 kg，环境 25 °C，容量 6800 mAh，门店 10 km 以内")]
+    assert got == [(340, "mA"), (100, "毫米"), (2.5, "千克"), (25, "℃"), (6800, "mAh"), (10, "公里")]
+    assert find_quantities("CH32V003 的 E3 引脚") == []  # a model number's digits and a code are no quantities
+
+
+def test_a_condition_in_latin_units_with_spaces_places_the_askers_figure():
+    from pipeline.extract import condition_match
+    from pipeline.numbers import find_quantities
+    fee = "门店 10 km 以内 50 元/次，超过 10 km 的每公里加收 3 元"
+    assert condition_match(find_quantities("送到5公里远"), "门店 10 km 以内 50 元/次", None) == 1.0
+    assert condition_match(find_quantities("送到15公里远"), "超过 10 km 的每公里加收 3 元", None) == 1.0
+    assert condition_match(find_quantities("就在5公里内"), "超过 10 km 的每公里加收 3 元", None) == -1.0
+    assert condition_match(find_quantities("输入电压为 2.5 V 时"), "输入低于 3.0 V 时进入欠压保护", None) == 1.0
+    assert condition_match(find_quantities("送到5公里远"), fee, None) == 1.0  # one of the two conditions holds
+
+
+def test_resistance_and_capacitance_are_measures_with_their_units(kb_of):
+    from pipeline.numbers import find_quantities
+    got = [(q["number"], q["unit"]) for q in find_quantities("终端电阻 120 Ω，上拉 4.7 kΩ，绝缘电阻 100 兆欧，滤波电容 10 uF")]
+    assert got == [(120, "Ω"), (4.7, "kΩ"), (100, "MΩ"), (10, "μF")]
+    doc = "# 某型号变送器手册\n\n## 接线\n\nRS485 总线两端应各接一只 120 Ω 的终端电阻，总线长度不超过 1200 m。\n"
+    a = kb_of({"手册.md": doc}).ask("总线两端的终端电阻要接多少欧姆的？")
+    assert (a.status, a.value) == ("answered", {"kind": "number", "number": 120, "unit": "Ω"}), a.reasoning
