@@ -687,6 +687,24 @@ class Extractor:
             items.append(b)
         return block, items
 
+    def _following_items(self, anchor: Anchor, limit: int = 12) -> list[tuple[Block, Sentence]]:
+        """The items a lead sentence ending in '：' introduces: the sentences after it in its block, else (the lead
+        ends its block) the list items that follow the block."""
+        block = anchor.candidate.block
+        after = [x for x in split_sentences(block.text) if x.start > anchor.sentence.start]
+        if after:
+            return [(block, x) for x in after[:limit]]
+        if block.type != "list_item":
+            items = self.list_items(block)[1]
+        else:  # 8.1 …除外： then （1）…；（2）…: the items of another marker style, up to the next 8.2
+            items = []
+            style = _marker_style(block.text)
+            for b in self.store.doc_blocks(block.doc_id, block.order + 1, block.order + 1 + limit):
+                if b.type != "list_item" or not _marker_style(b.text) or _marker_style(b.text) == style:
+                    break
+                items.append(b)
+        return [(b, x) for b in items[:limit] for x in split_sentences(b.text)[:1]]
+
     # --- main ---------------------------------------------------------------
     def run(self, query: Query, anchors: list[Anchor]) -> Optional[Found]:
         """The best extraction over the anchors, or None."""
@@ -1101,6 +1119,8 @@ class Extractor:
             return Found(value={"kind": "boolean", "value": ok}, answer=f"{_yesno_word(ok)}。依据：{sent}",
                          method="strategy:yesno.figure", anchor=anchor, evidence=[self._ev(anchor)], score=1.2,
                          reasons=[f"数值核对：{why}"])
+        if CUES.rx("list.colon_end").search(sent):
+            return None  # a lead (…按以下时限整改：, 下列情况不属于保修范围：) says nothing by itself: its items decide
         asked = _asked_predicate(query.text)
         # 能否安排夜班劳动: the provision must speak of 安排夜班劳动, not of 安排哺乳时间; 还能再申请一次复核吗:
         # of 复核, not of 申请调解
@@ -1808,6 +1828,15 @@ class Extractor:
                 found.value = {"kind": "list", "items": items}
                 found.answer = sent + "（" + "；".join(items) + "）"
                 found.reasons.append(f"引用条款：{'、'.join(label for label, _, _ in cited)}")
+            elif CUES.rx("list.colon_end").search(sent):
+                # 但因下列原因造成的除外：: the exceptions are the items that follow, and without them there is no answer
+                items = self._following_items(anchor)
+                if not items:
+                    return None
+                found.evidence += [self._ev(anchor, b, x) for b, x in items]
+                found.value = {"kind": "list", "items": [_item_text(x.text) for _, x in items]}
+                found.answer = sent + "".join(x.text for _, x in items)
+                found.reasons.append(f"例外为其后所列 {len(items)} 项")
             return found
         # the rule, then its exception in the next sentence (…不再追究违约责任；涉及…的，上述期限延长至三年)
         sents = split_sentences(anchor.candidate.block.text)
@@ -2399,6 +2428,17 @@ def _set_reading(found: Found, yes: bool, why: str) -> Found:
 def _yesno_word(yes: bool) -> str:
     """The word a yes/no answer starts with (rules/extract_cues.yaml answer.yesno)."""
     return str(CUES.table("answer.yesno")["yes" if yes else "no"])
+
+
+_MARKER = re.compile(r"^\s*([（(]?(?:\d+|[一二三四五六七八九十]+)(?:[.．]\d+)*[）)、.．]?)")
+
+
+def _marker_style(text: str) -> str:
+    """The shape of a list item's marker (（1） → （9）, 8.1 → 9.9, 一、 → 一、), "" when it has none."""
+    m = _MARKER.match(text)
+    if not m or not m.group(1):
+        return ""
+    return re.sub(r"[一二三四五六七八九十]+", "一", re.sub(r"\d+", "9", m.group(1)))
 
 
 def _item_text(text: str) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Optional, Sequence
 
 from . import cues
+from . import extract as _extract
 from .analyze import CATEGORY_WEIGHT, QueryAnalyzer
 from .syntax import patterns as _dep_patterns  # noqa: F401  (registers the dep_pattern rule kind; no spaCy import)
 from .anchors import coverage, lexical_anchors
@@ -460,6 +461,11 @@ class Orchestrator:
             # 每年的服务费 answered by 每季度46500元: an amount per another period
             why = f"{found.method} 的金额是按{'、'.join(periods[1])}计的，问题问的是按{'、'.join(periods[0])}"
             found.refused = "period"
+        elif found.method.startswith("strategy:") and (found.value or {}).get("kind") in ("text", "boolean") and \
+                _extract.CUES.rx("list.colon_end").search(found.answer):
+            # …但因下列原因造成的除外： quoted alone: the lead of a list is no answer without its items
+            why = f"{found.method} 的证据是引出所列各项的导语，答案不含各项"
+            found.refused = "lead"
         elif not found.exact and (kinds := other_modifier(query, ev_text, text + "\n" + context)):
             # 机场服务费 answered by 上门送取车服务费：…: the evidence names another thing of the asked kind
             why = f"{found.method} 的证据说的是「{kinds[1]}」，问题问的是「{kinds[0]}」"
