@@ -415,6 +415,11 @@ _N = PLACEHOLDERS["NUM"]
 _RANGES = [
     # 工作6-10年者, 迟到11-20分钟: an inclusive span, common in handbooks' graded tables
     (regex.compile(rf"(?<![\d:：.])(?P<a>\d+)\s*(?:-|－|~|～|〜|至|到)\s*(?P<b>\d+)\s*{_U}"), "ab="),
+    # 5,000元（含）至10,000元, 30万元以上至200万元（含）, 3天以上10天以内: the tiers of an approval or fee table, each
+    # bound with its unit (the first pattern wants a bare first figure)
+    # (not a date's parts: 1月1日至2026年12月31日)
+    (regex.compile(rf"(?<![年月\d.,])(?P<a>{_N}){_U}(?:[（(]含[）)])?(?:以上|及以上)?(?:至|到|-|－|~|～|〜)(?P<b>{_N}){_U2}"
+                   rf"(?![\d月日号])(?:以下|以内)?(?:[（(]含[^）)]{{0,8}}[）)])?"), "ab="),
     (regex.compile(rf"(?:满|已满)?(?P<a>{_N}){_U}以上(?:[，,])?(?:不满|不足|未满)(?P<b>{_N}){_U2}"), "ab"),
     (regex.compile(rf"(?:满|已满)(?P<a>{_N}){_U}(?:[，,])?(?:不满|不足|未满)(?P<b>{_N}){_U2}"), "ab"),
     (regex.compile(rf"(?:不满|不足|未满|(?<!不|不得)少于|(?<!不|不得)低于)(?P<b>{_N}){_U}"), "b"),  # 不得少于 is a floor
@@ -526,8 +531,11 @@ def condition_match(question_quantities: list[dict], text: str, question_ranges:
                 continue
             if hi <= qlo or lo >= qhi:
                 best = min(best, -1.0) if best <= 0 else best
+    dims = {c[0] for c in conds}
     for q in question_quantities:
         b = _base(float(q["number"]), q["unit"])
+        if b is None and not q["unit"] and len(dims) == 1:
+            b = (next(iter(dims)), float(q["number"]))  # 预算80万 against 30万元（含）至200万元: read in the text's one dimension
         if b is None:
             continue
         dim, v = b
@@ -841,7 +849,8 @@ class Extractor:
         """(score, value, span, template, condition match) for every usable template match in ``sent``."""
         out = []
         # numbers inside conditional clauses (…不满三年的，) describe when, not what
-        conds = [c[4] for c in range_conditions(sent) if _clause_at(sent, c[4]).endswith(CUES.words("condition.clause_end"))] \
+        conds = [c[4] for c in range_conditions(sent) if _clause_at(sent, c[4]).endswith(CUES.words("condition.clause_end"))
+                 or CUES.rx("condition.who_follows").search(sent[c[4][1]:])] \
             if not CUES.rx("ask.bound").search(query.constraints.get("asked_clause") or query.text) else []
         kind = query.constraints.get("value_kind")
         kind_units = query.constraints.get("value_units") or []
@@ -1451,6 +1460,13 @@ class Extractor:
             else:
                 cols = named_cols or _nearest_columns(header, plain, [j for j, c in enumerate(row) if re.search(r"\d", c)],
                                                       row, query.qtype)
+                if query.constraints.get("value_kind") == "code" and \
+                        all(j < len(row) and not _asked_identifier(row[j], plain, shape=False) for j in named_cols):
+                    # 下单时该写哪个料号: the row's one part-number cell the question does not name itself (封装是TQFP
+                    # names the TQFP-48 cell, a key, not the asked code)
+                    ids = [j for j, c in enumerate(row) if c and c != key and _asked_identifier(c, plain)]
+                    if len(ids) == 1:
+                        cols = ids
             cells = list(dict.fromkeys(row[j] for j in cols if j < len(row) and row[j] and row[j] != key))
             if not cells:
                 continue
@@ -1938,6 +1954,13 @@ def _range_key_rows(quantities: list[dict], rows: list[list[str]]) -> list[tuple
     if not quantities:
         return []
     figures = [b for q in quantities if (b := _base(float(q["number"]), q["unit"])) is not None]
+    bare = [float(q["number"]) for q in quantities if not q["unit"]]
+    if bare and not figures:
+        # 预算80万: a figure said without its unit is read in the one dimension the table's tiers are in (元)
+        dims = {c[0] for row in rows for cell in row for c in range_conditions(cell)}
+        if len(dims) == 1:
+            dim = next(iter(dims))
+            figures = [(dim, v) for v in bare]
 
     def holds(cell: str) -> bool:  # every bound the cell states of the figure's dimension (以上 and 以内 both)
         conds = range_conditions(cell) if figures else []
@@ -1971,6 +1994,15 @@ def _numeric_key_rows(question: str, header: list[str], rows: list[list[str]]) -
                 picked.append((row, cell))
                 break
     return picked
+
+
+def _asked_identifier(cell: str, question: str, shape: bool = True) -> bool:
+    """``cell`` is a model or part number (rules/extract_cues.yaml table.identifier_cell; with ``shape=False`` any
+    cell) none of whose letter runs the question names (封装是TQFP names the cell TQFP-48 7mm×7mm)."""
+    if shape and not CUES.rx("table.identifier_cell").fullmatch(cell.strip()):
+        return False
+    asked = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", question)}
+    return not any(part.lower() in asked for part in re.findall(r"[A-Za-z]{2,}", cell))
 
 
 def _cell_value(cell: str) -> dict:

@@ -79,8 +79,13 @@ def canonical_unit(unit: str) -> str:
 
 
 def in_name(text: str, start: int) -> bool:
-    """Are the digits at ``start`` part of a model or product name (a Latin letter right before: CH32V003, ho600)?"""
-    return start > 0 and text[start:start + 1].isdigit() and _LETTER.match(text, start - 1) is not None
+    """Are the digits at ``start`` part of a model or product name (a Latin letter right before: CH32V003, ho600;
+    or a Latin letter and a hyphen: TGL-18R, DFN-6, QFN-32)?"""
+    if start <= 0 or not text[start:start + 1].isdigit():
+        return False
+    if _LETTER.match(text, start - 1) is not None:
+        return True
+    return start > 1 and text[start - 1] in "-－" and _LETTER.match(text, start - 2) is not None
 
 
 def find_quantities(text: str) -> list[dict[str, Any]]:

@@ -64,6 +64,8 @@ def test_latin_units_are_read_after_a_space_and_fold_to_one_spelling():
     got = [(q["number"], q["unit"]) for q in find_quantities("峰值电流 340 mA，间距 100mm，重量 2.5 kg，环境 25 °C，容量 6800 mAh，门店 10 km 以内")]
     assert got == [(340, "mA"), (100, "毫米"), (2.5, "千克"), (25, "℃"), (6800, "mAh"), (10, "公里")]
     assert find_quantities("CH32V003 的 E3 引脚") == []  # a model number's digits and a code are no quantities
+    assert find_quantities("TGL-18R 配的转子，DFN-6 封装") == []  # nor a name's digits after a hyphen
+    assert [(q["number"], q["unit"]) for q in find_quantities("工作6-10年")] == [(6, ""), (10, "年")]
 
 
 def test_a_condition_in_latin_units_with_spaces_places_the_askers_figure():

@@ -1,0 +1,64 @@
+"""Conditions that pick out a tier or a party: the tiers of approval and fee tables written with both bounds and
+their units (5,000元（含）至10,000元, 30万元以上至200万元（含）), and a figure inside an attributive that says who
+(年营业收入 5 亿元以上…的企业), which is no value of what they get."""
+from pipeline.extract import condition_match, range_conditions
+from pipeline.numbers import find_quantities
+
+
+def test_tiers_with_both_bounds_and_units():
+    assert range_conditions("50,000元(含)至300,000元") == [("yuan", 50000.0, 300000.0, True, (0, 19))]
+    assert range_conditions("30万元以上至200万元（含）")[0][:4] == ("yuan", 300000.0, 2000000.0, True)
+    assert range_conditions("3天以上至7天(含)")[0][:4] == ("days", 3.0, 7.0, True)
+    assert condition_match(find_quantities("买一台20万元左右的设备"), "50,000元(含)至300,000元") == 1.0
+    assert condition_match(find_quantities("买一台40万元左右的设备"), "50,000元(含)至300,000元") == -1.0
+    # 亿元 is a unit of conditions too
+    assert range_conditions("年营业收入 5 亿元以上")[0][:3] == ("yuan", 500000000.0, float("inf"))
+
+
+def test_a_figure_that_picks_out_who_is_no_answer(kb_of):
+    doc = ("# 某市安全生产标准化评审办法\n\n## 第六条 申请\n\n"
+           "首次申请的企业，一般从三级起评，但年营业收入 5 亿元以上或从业人员 1000 人以上的企业可直接申请二级。\n")
+    kb = kb_of({"评审办法.md": doc})
+    a = kb.ask("通过二级评审的企业能拿到多少元奖励？", trace=True).to_dict()
+    offered = ([a] if a["status"] == "answered" else []) + a["stages"].get("extract", {}).get("rejected", [])
+    assert not any("5 亿元" in (f.get("answer") or "") and f["method"].startswith("template:money") for f in offered), offered
+    assert a["status"] == "not_found", a["answer"]
+
+
+APPROVAL = ("# 某某公司采购管理制度\n\n## 第十条 审批权限\n\n采购申请按单个项目采购金额实行分级审批，审批权限如下：\n\n"
+            "| 采购金额（含税） | 审批层级 |\n|---|---|\n"
+            "| 5万元以下 | 需求部门负责人、采购中心负责人 |\n"
+            "| 5万元（含）至30万元 | 上述人员及分管副总经理 |\n"
+            "| 30万元（含）至200万元 | 上述人员及财务总监、总经理 |\n")
+
+
+def test_a_figure_said_without_its_unit_picks_the_tier_row(kb_of):
+    assert condition_match(find_quantities("预算80万"), "30万元（含）至200万元") == 1.0  # read in 元, the text's one dimension
+    assert condition_match(find_quantities("预算10万"), "30万元（含）至200万元") == -1.0
+    kb = kb_of({"采购管理制度.md": APPROVAL})
+    a = kb.ask("我这个采购项目预算80万，审批最高要走到谁那里签字？", trace=True).to_dict()
+    offered = ([a] if a["status"] == "answered" else []) + a["stages"].get("extract", {}).get("rejected", [])
+    table = [f["answer"] for f in offered if f["method"] == "strategy:table.cell"]
+    assert table and table[0] == "采购金额（含税）30万元（含）至200万元：上述人员及财务总监、总经理", offered
+
+
+def test_two_bare_figures_that_fall_in_two_tiers_pick_no_row(kb_of):
+    kb = kb_of({"采购管理制度.md": APPROVAL})
+    a = kb.ask("两个项目分别预算8万和80万，各要谁审批？", trace=True).to_dict()  # no failure on the second figure
+    offered = ([a] if a["status"] == "answered" else []) + a["stages"].get("extract", {}).get("rejected", [])
+    assert not [f for f in offered if f["method"] == "strategy:table.cell"], offered  # two rows hold them: none is picked
+
+
+ORDERING = ("# 某某电机驱动芯片数据手册\n\n## 10 订购信息\n\n"
+            "| 订购型号 | 配置方式 | 封装 | 包装形式 |\n|---|---|---|---|\n"
+            "| XR8316S-QN40 | SPI | QFN-40 6mm×6mm | 卷带 |\n"
+            "| XR8316S-TQ48 | SPI | TQFP-48 7mm×7mm | 托盘 |\n"
+            "| XR8316H-TQ48 | 硬件引脚 | TQFP-48 7mm×7mm | 托盘 |\n")
+
+
+def test_a_part_number_is_taken_from_the_column_the_question_does_not_name(kb_of):
+    kb = kb_of({"数据手册.md": ORDERING})
+    a = kb.ask("想买用SPI做配置、封装是TQFP、按托盘出货的那个版本，下单时该写哪个料号？", trace=True).to_dict()
+    offered = ([a] if a["status"] == "answered" else []) + a["stages"].get("extract", {}).get("rejected", [])
+    table = [f["answer"] for f in offered if f["method"] == "strategy:table.cell"]
+    assert table and table[0] == "SPI：XR8316S-TQ48", offered  # not the TQFP-48 cell the question names
