@@ -1146,13 +1146,15 @@ class Extractor:
         stated = pol is not None  # a modal or a negation says yes or no, not only a met condition
         if pol is None:  # …30日内在境内出版的，视为同时出版: a consequence with no modal holds when its condition does
             pol = True
-        agreed = _negation_agrees(query, clause) if pol is False else ""
+        agreed = _negation_agrees(query, clause, pol) if pol is not None else ""
         if agreed:
-            pol = True  # 没有发票，还能领补贴吗 / …无需提供发票: the provision denies what the question denies itself
+            # 没有发票，还能领补贴吗 / …无需提供发票: the provision denies what the question denies itself (yes);
+            # …无需缩短，对吗 / …应缩短为一半: it requires what the question denies (no)
+            pol = not pol
         yes = pol
         reasons = [f"模态：{'肯定' if pol else '否定'}"]
         if agreed:
-            reasons.append(f"问题本身否定「{agreed}」，条文的否定与之一致")
+            reasons.append(f"问题本身否定「{agreed}」，条文的{'否定与之一致' if pol else '肯定与之相反'}")
         left_out = _excepted(query, sent, clause)
         if left_out and stated:
             yes = not yes  # 除节假日外，不得营业 asked of a holiday: the provision leaves that case out
@@ -2406,19 +2408,26 @@ def _slot_verdict(query: Query, sent: str) -> Optional[tuple[bool, str, str]]:
     return same, asked, said
 
 
-def _negation_agrees(query: Query, clause: str) -> str:
-    """The matter both the question and the provision's deciding ``clause`` negate (发票 for 没有酒店发票，还能拿到补贴吗
-    and …领取住宿补贴，无需提供发票), or "": the provision's negation then agrees with the question instead of
-    answering no. Not for questions that ask about a prohibition or an omission themselves (是不是不准…, 可以不…吗):
-    their own readings turn the polarity."""
+def _negation_agrees(query: Query, clause: str, pol: bool = False) -> str:
+    """The matter the question negates and the provision's deciding ``clause`` speaks of with polarity ``pol``
+    (发票 for 没有酒店发票，还能拿到补贴吗 and …领取住宿补贴，无需提供发票; 缩短 for …无需缩短，对吗 and …应缩短为一半), or "":
+    the provision's negation then agrees with the question, its requirement contradicts it. Not for questions
+    that ask about a prohibition or an omission themselves (是不是不准…, 可以不…吗): their own readings turn the
+    polarity."""
     if CUES.rx("yesno.asked_prohibition").search(query.text) or CUES.rx("yesno.asked_negation").search(query.text):
         return ""
     rx = CUES.rx("yesno.negated_matter")
-    asked = [m.group("matter") for m in rx.finditer(query.text)]
+    q = query.text
+    # 算不算, 给不给: a verb, 不 and the same verb ask (A-not-A), they negate nothing
+    asked = [m.group("matter") for m in rx.finditer(q) if not (0 < m.start() and q[m.start()] == "不" and
+                                                              q[m.start() - 1] == q[m.start() + 1:m.start() + 2])]
     if not asked:
         return ""
-    said = [clause[m.end():m.end() + 16] for m in CUES.rx("modal.negative").finditer(clause)] or \
-        [m.group("matter") for m in rx.finditer(clause)]
+    if pol:
+        said = [clause[m.end():m.end() + 16] for m in CUES.rx("modal.positive").finditer(clause)]
+    else:
+        said = [clause[m.end():m.end() + 16] for m in CUES.rx("modal.negative").finditer(clause)] or \
+            [m.group("matter") for m in rx.finditer(clause)]
     terms = [t for t, w in query.weights.items() if w > 0 and len(t) >= 2]
     for a in asked:
         for s in said:
