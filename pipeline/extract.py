@@ -21,7 +21,7 @@ import regex
 
 from . import cues as _cues
 from .answer_kind import AnswerKindGrammar
-from .numbers import (NUM, SHARES, VALUES, canonical_unit, cn_number, find_quantities, grounded, in_name,
+from .numbers import (CN_DIGITS, NUM, SHARES, VALUES, canonical_unit, cn_number, find_quantities, grounded, in_name,
                       mask_long_numerals, norm_for_match, unit_alternation)
 from .rules import Field, RuleSet, load_rule_file, register_regex, register_schema, strip_lines
 from .store import Store
@@ -2419,7 +2419,7 @@ def _negation_agrees(query: Query, clause: str, pol: bool = False) -> str:
     rx = CUES.rx("yesno.negated_matter")
     q = query.text
     # 算不算, 给不给: a verb, 不 and the same verb ask (A-not-A), they negate nothing
-    asked = [m.group("matter") for m in rx.finditer(q) if not (0 < m.start() and q[m.start()] == "不" and
+    asked = [m.group("matter") for m in rx.finditer(q) if not (0 < m.start() and
                                                               q[m.start() - 1] == q[m.start() + 1:m.start() + 2])]
     if not asked:
         return ""
@@ -2471,15 +2471,13 @@ def _yesno_word(yes: bool) -> str:
     return str(CUES.table("answer.yesno")["yes" if yes else "no"])
 
 
-_MARKER = re.compile(r"^\s*([（(]?(?:\d+|[一二三四五六七八九十]+)(?:[.．]\d+)*[）)、.．]?)")
-
-
 def _marker_style(text: str) -> str:
-    """The shape of a list item's marker (（1） → （9）, 8.1 → 9.9, 一、 → 一、), "" when it has none."""
-    m = _MARKER.match(text)
+    """The shape of a list item's marker (rules/extract_cues.yaml list.item_marker: （1） → （9）, 8.1 → 9.9, 一、 →
+    一、), "" when it has none: digits become 9 and a run of Chinese numerals its first numeral."""
+    m = CUES.rx("list.item_marker").match(text)
     if not m or not m.group(1):
         return ""
-    return re.sub(r"[一二三四五六七八九十]+", "一", re.sub(r"\d+", "9", m.group(1)))
+    return regex.sub(f"[{CN_DIGITS}]+", CN_DIGITS[2], re.sub(r"\d+", "9", m.group(1)))  # CN_DIGITS[2]: 一
 
 
 def _item_text(text: str) -> str:
