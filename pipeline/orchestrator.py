@@ -1242,10 +1242,12 @@ def other_modifier(query: Query, evidence: str, scope: str) -> Optional[tuple[st
     ev = [w for w in cut(_SPACES.sub("", evidence)) if w.strip()]
     for a, b in zip(words, words[1:]):
         if len(b) < 2 or not (pos_tag(b) or "").startswith("n") or not (pos_tag(a) or "").startswith("n") \
-                or not _content_tag(a) or b not in ev or _holds(query, a, scope):
-            continue
+                or not _content_tag(a) or b not in ev or _holds(query, a, scope) \
+                or any(a[i:i + 2] in scope for i in range(len(a) - 1)):
+            continue  # (书面通知 against 以书面方式通知: the asked modifier is there in other words)
         before = [ev[i - 1] for i, w in enumerate(ev) if w == b and i > 0]
-        if len(before) == ev.count(b) and all(_content_tag(c) and c != a for c in before):
+        # a rival shares no character with the asked modifier (内审部门 / 审计部门 is one thing shortened)
+        if len(before) == ev.count(b) and all(_content_tag(c) and c != a and not set(c) & set(a) for c in before):
             return a + b, before[0] + b
     return None
 

@@ -8,6 +8,7 @@ import unicodedata
 from functools import lru_cache
 
 from . import cues
+from .numbers import UNITS
 from .types import Block, Sentence
 
 # Characters that close a sentence in Chinese legal text. '；' separates the
@@ -39,9 +40,11 @@ _KEEP = re.compile("([（）：；，？！])")
 # a space a typesetter puts between a figure and a Chinese word (享有 3 日, 最大为 1460, 满 2 年): not a word break
 # and the spaces around a Latin unit after a figure (超过 10 km 的, 低于 3.0 V 时 → 超过10km的, 低于3.0V时); the
 # `regex` module for the variable-length look-behind
+_LATIN_UNIT = "(?:" + "|".join(sorted((regex.escape(u) for u in UNITS if not u[:1] >= "\u4e00"), key=len, reverse=True)) + \
+    ")(?![A-Za-z])"  # the Latin units of dictionaries/units.yaml (km, mA, °C …), never a word (Version 2 of)
 _FIGURE_SPACE = regex.compile(r"(?<=[0-9\u4e00-\u9fff%])[ \t\u3000\xa0]+(?=[0-9])|(?<=[0-9])[ \t\u3000\xa0]+(?=[\u4e00-\u9fff%])"
-                              r"|(?<=[0-9])[ \t\u3000\xa0]+(?=[A-Za-z°℃Ω])"
-                              r"|(?<=[0-9][ \t\u3000\xa0]*[A-Za-z°℃Ω]{1,5})[ \t\u3000\xa0]+(?=[\u4e00-\u9fff])")
+                              rf"|(?<=[0-9])[ \t\u3000\xa0]+(?={_LATIN_UNIT})"
+                              rf"|(?<=[0-9][ \t\u3000\xa0]*{_LATIN_UNIT})[ \t\u3000\xa0]+(?=[\u4e00-\u9fff])")
 
 
 @lru_cache(maxsize=4096)
