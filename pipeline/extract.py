@@ -1443,9 +1443,10 @@ class Extractor:
         if not picked:  # 蜂鸣器响了6声 / 返回值为8时: a numeric key cell, the question's number under its header
             picked = _numeric_key_rows(plain, header, rows)
             by_number = bool(picked)
+        by_range = False
         if not picked:  # 连着请5天假: the one row whose range (3天以上10天以内) holds the question's figure
             picked = _range_key_rows(query.constraints.get("quantities") or [], rows)
-            by_number = bool(picked)
+            by_number = by_range = bool(picked)
         if not picked or len(picked) > 4:
             return None
         named_cols = [j for j, h in enumerate(header) if len(h) >= 2 and h in plain]
@@ -1495,7 +1496,9 @@ class Extractor:
             _cell_value(values[0]) if len(values) == 1 else {"kind": "list", "items": pieces}
         return Found(value=value, answer="；".join(pieces), method="strategy:table.cell", anchor=anchor,
                      evidence=evidence or [self._ev(anchor)], score=TABLE_NAMED if named_cols else 1.2,  # row × named column: the most specific link
-                     reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or '、'.join(other) or '数值列'}）"])
+                     reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or '、'.join(other) or '数值列'}）"]
+                     + ([f"按问题中的数量（{'、'.join(q['text'] for q in query.constraints.get('quantities') or [])}）所在区间选行"]
+                        if by_range else []))
 
     @strategy("code")
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:

@@ -62,3 +62,11 @@ def test_a_part_number_is_taken_from_the_column_the_question_does_not_name(kb_of
     offered = ([a] if a["status"] == "answered" else []) + a["stages"].get("extract", {}).get("rejected", [])
     table = [f["answer"] for f in offered if f["method"] == "strategy:table.cell"]
     assert table and table[0] == "SPI：XR8316S-TQ48", offered  # not the TQFP-48 cell the question names
+
+
+def test_the_reasoning_says_the_row_was_chosen_by_the_askers_figure(kb_of):
+    from pipeline.orchestrator import AskSettings
+    kb = kb_of({"采购管理制度.md": APPROVAL}, settings=AskSettings(gate_weights="", min_coverage=0.3))
+    a = kb.ask("我这个采购项目预算80万，审批最高要走到谁那里签字？")
+    assert (a.status, a.method) == ("answered", "strategy:table.cell"), a.reasoning
+    assert "抽取：按问题中的数量（80万）所在区间选行" in a.reasoning, a.reasoning
