@@ -1494,11 +1494,12 @@ class Extractor:
                 evidence.insert(0, self._ev(anchor, h, Sentence(h.text, 0, len(h.text))))
         value = {"kind": "list", "items": columns} if columns else \
             _cell_value(values[0]) if len(values) == 1 else {"kind": "list", "items": pieces}
-        return Found(value=value, answer="；".join(pieces), method="strategy:table.cell", anchor=anchor,
+        found = Found(value=value, answer="；".join(pieces), method="strategy:table.cell", anchor=anchor,
                      evidence=evidence or [self._ev(anchor)], score=TABLE_NAMED if named_cols else 1.2,  # row × named column: the most specific link
-                     reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or '、'.join(other) or '数值列'}）"]
-                     + ([f"按问题中的数量（{'、'.join(q['text'] for q in query.constraints.get('quantities') or [])}）所在区间选行"]
-                        if by_range else []))
+                     reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or '、'.join(other) or '数值列'}）"])
+        if by_range:  # the asker's figure chose the row: the reasoning says so
+            found.reasons.append(f"按问题中的数量（{'、'.join(q['text'] for q in query.constraints.get('quantities') or [])}）所在区间选行")
+        return found
 
     @strategy("code")
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:

@@ -40,8 +40,8 @@ _KEEP = re.compile("([（）：；，？！])")
 # a space a typesetter puts between a figure and a Chinese word (享有 3 日, 最大为 1460, 满 2 年): not a word break
 # and the spaces around a Latin unit after a figure (超过 10 km 的, 低于 3.0 V 时 → 超过10km的, 低于3.0V时); the
 # `regex` module for the variable-length look-behind
-_LATIN_UNIT = "(?:" + "|".join(sorted((regex.escape(u) for u in UNITS if not u[:1] >= "\u4e00"), key=len, reverse=True)) + \
-    ")(?![A-Za-z])"  # the Latin units of dictionaries/units.yaml (km, mA, °C …), never a word (Version 2 of)
+_LATIN_UNIT = "(?:" + "|".join(sorted((regex.escape(u) for u in UNITS if u[:1] < "\u3000"), key=len, reverse=True)) + \
+    ")(?![A-Za-z])"  # the units of dictionaries/units.yaml before the CJK blocks (km, mA, °C …), never a word
 _FIGURE_SPACE = regex.compile(r"(?<=[0-9\u4e00-\u9fff%])[ \t\u3000\xa0]+(?=[0-9])|(?<=[0-9])[ \t\u3000\xa0]+(?=[\u4e00-\u9fff%])"
                               rf"|(?<=[0-9])[ \t\u3000\xa0]+(?={_LATIN_UNIT})"
                               rf"|(?<=[0-9][ \t\u3000\xa0]*{_LATIN_UNIT})[ \t\u3000\xa0]+(?=[\u4e00-\u9fff])")
