@@ -497,6 +497,19 @@ def _same(a: float, b: float) -> bool:
     return a == b or abs(a - b) < 1e-6
 
 
+def _figures(quantities: list[dict], dims: set[str]) -> list[tuple[str, float]]:
+    """The question's figures as (dimension, value in its base unit); a figure said without its unit (预算80万) is
+    read in the one dimension of the conditions it is compared with (``dims``: 30万元（含）至200万元 → 元)."""
+    out = []
+    for q in quantities:
+        b = _base(float(q["number"]), q["unit"])
+        if b is None and not q["unit"] and len(dims) == 1:
+            b = (next(iter(dims)), float(q["number"]))
+        if b is not None:
+            out.append(b)
+    return out
+
+
 def condition_match(question_quantities: list[dict], text: str, question_ranges: Optional[list] = None,
                     nearest: bool = False) -> float:
     """+1 when the question's condition fits a condition of ``text``, -1 when it contradicts it, else 0.
@@ -531,14 +544,7 @@ def condition_match(question_quantities: list[dict], text: str, question_ranges:
                 continue
             if hi <= qlo or lo >= qhi:
                 best = min(best, -1.0) if best <= 0 else best
-    dims = {c[0] for c in conds}
-    for q in question_quantities:
-        b = _base(float(q["number"]), q["unit"])
-        if b is None and not q["unit"] and len(dims) == 1:
-            b = (next(iter(dims)), float(q["number"]))  # 预算80万 against 30万元（含）至200万元: read in the text's one dimension
-        if b is None:
-            continue
-        dim, v = b
+    for dim, v in _figures(question_quantities, {c[0] for c in conds}):
         for cdim, lo, hi, incl, _ in conds:
             if cdim != dim:
                 continue
@@ -1959,14 +1965,9 @@ def _range_key_rows(quantities: list[dict], rows: list[list[str]]) -> list[tuple
     the question's figures (请5天假 → 3天以上10天以内): [(row, that cell)] when exactly one row does, else []."""
     if not quantities:
         return []
-    figures = [b for q in quantities if (b := _base(float(q["number"]), q["unit"])) is not None]
-    bare = [float(q["number"]) for q in quantities if not q["unit"]]
-    if bare and not figures:
-        # 预算80万: a figure said without its unit is read in the one dimension the table's tiers are in (元)
-        dims = {c[0] for row in rows for cell in row for c in range_conditions(cell)}
-        if len(dims) == 1:
-            dim = next(iter(dims))
-            figures = [(dim, v) for v in bare]
+    # 预算80万: a figure said without its unit is read in the one dimension the table's tiers are in (元)
+    bare = any(not q["unit"] for q in quantities)
+    figures = _figures(quantities, {c[0] for row in rows for cell in row for c in range_conditions(cell)} if bare else set())
 
     def holds(cell: str) -> bool:  # every bound the cell states of the figure's dimension (以上 and 以内 both)
         conds = range_conditions(cell) if figures else []

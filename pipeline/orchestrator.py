@@ -1224,13 +1224,15 @@ def other_tiers(question: str, evidence: str) -> Optional[tuple[list[str], list[
     return (asked, other) if asked else None
 
 
+_FUNCTION_TAGS = frozenset(cues.words("modifier.function_tags"))  # rules/pipeline_cues.yaml, read once like the others
+
+
 def _content_tag(word: str) -> bool:
     """``word`` may name a kind of thing (a noun, verb or unknown word of two characters or more, no figure)."""
     if len(word) < 2 or any(ch.isdigit() for ch in word):
         return False
     tag = pos_tag(word) or ""
-    skip = cues.words("modifier.function_tags")
-    return not (tag in skip or tag[:1] in skip)
+    return not (tag in _FUNCTION_TAGS or tag[:1] in _FUNCTION_TAGS)
 
 
 def other_modifier(query: Query, evidence: str, scope: str) -> Optional[tuple[str, str]]:

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import re
-
-import regex
 import unicodedata
 from functools import lru_cache
+
+import regex
 
 from . import cues
 from .numbers import UNITS
