@@ -38,6 +38,7 @@ _HALF_UNITS = set(str(u) for u in VALUES["half"]["units"])
 _HALF_INSIDE = re.compile(rf"{re.escape(_HALF)}({'|'.join(sorted((re.escape(u) for u in _HALF_UNITS), key=len, reverse=True))})")
 _FIXED = set(str(VALUES["one_word_after"]))  # 一律 一般 … are words, not numbers
 _ONE_BEFORE = str(VALUES["one_word_before"])
+_UNIT_WORD_AFTER = {str(k): str(v) for k, v in (VALUES.get("unit_word_after") or {}).items()}
 _ONE = CN_DIGITS[2]
 _FOLD = {str(k): str(v) for k, v in VALUES["fold"].items()}
 _GROUNDING_FOLD = {str(k): str(v) for k, v in VALUES["grounding_fold"].items()}
@@ -107,6 +108,8 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
         if value is None:
             continue
         unit = m.group(3) or ""
+        if unit in _UNIT_WORD_AFTER and m.end() < len(text) and text[m.end()] in _UNIT_WORD_AFTER[unit]:
+            continue  # 一次性: an adjective (one-off), not a count of times
         if m.group(1):
             value, unit = value, SHARES[m.group(1)]
         end = m.end()

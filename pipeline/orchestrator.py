@@ -364,7 +364,7 @@ class Orchestrator:
             if self._gate(query, f, strict, trace_obj, anchors):
                 found = f
                 break
-            if f.refused not in ("identifier", "tier", "polarity", "modifier"):
+            if f.refused not in ("identifier", "tier", "polarity", "modifier", "additional"):
                 # another product's, tier's or case's (实现 / 未实现): the next may be the asked one's
                 break
         timings["extract"] = _ms(t)
@@ -470,6 +470,10 @@ class Orchestrator:
             # 机场服务费 answered by 上门送取车服务费：…: the evidence names another thing of the asked kind
             why = f"{found.method} 的证据说的是「{kinds[1]}」，问题问的是「{kinds[0]}」"
             found.refused = "modifier"
+        elif not found.exact and (extra := additional_value(query.text, ev_text, found.value)):
+            # 按基本标准补多少 answered by …的，每台电梯另行奖励2万元: an increment on a base, not the base
+            why = f"{found.method} 的数值是在基本标准之外「{extra}」的部分，问题问的不是增加的部分"
+            found.refused = "additional"
         elif not found.exact and (acts := other_polarity(query.text, ev_text)):
             # 未实现就业的，补贴按多少拨付 answered by …实现就业的，按标准的…: the provision's case is the other one
             why = f"{found.method} 的证据说的是「{acts[1]}」的情形，问题问的是「{acts[0]}」的情形"
@@ -1276,6 +1280,33 @@ def other_polarity(question: str, evidence: str) -> Optional[tuple[str, str]]:
         if spots and not any(_NEGATION_BEFORE.search(_CLAUSE_BREAK.split(ev[max(0, i - 4):i])[-1])
                              for i in spots):
             return q[m.start():m.start("x") + len(act)], act
+    return None
+
+
+_ADDITIONAL = re.compile(cues.pattern("value.additional"))
+_ADDITIONAL_ASKED = re.compile(cues.pattern("value.additional_asked"))
+_VALUE_CLAUSE_START = re.compile(r"[，,；;。：:]")
+
+
+def additional_value(question: str, evidence: str, value: Optional[dict]) -> Optional[str]:
+    """The marker (另行奖励, 增发…: rules/pipeline_cues.yaml value.additional) when the answer's figure is an increment
+    on a base stated elsewhere, the marker in the figure's own clause, and the question does not ask about an
+    increment (value.additional_asked); else None."""
+    v = value or {}
+    if v.get("kind") not in ("money", "number", "percent", "duration", "count"):
+        return None
+    target = next((v[k] for k in ("number", "max", "min") if isinstance(v.get(k), (int, float))), None)
+    if target is None or _ADDITIONAL_ASKED.search(_SPACES.sub("", question)):
+        return None
+    ev = _SPACES.sub("", evidence)
+    for q in find_quantities(ev):
+        n = q["number"]
+        if not any(abs(n * scale - target) < 1e-6 * max(1.0, abs(target)) for scale in (1, 1e4, 1e8)):
+            continue
+        start = max((m.end() for m in _VALUE_CLAUSE_START.finditer(ev, 0, q["start"])), default=0)
+        hit = _ADDITIONAL.search(ev, start, q["start"])
+        if hit:
+            return hit.group(0)
     return None
 
 
