@@ -1455,7 +1455,7 @@ class Extractor:
             by_number = by_range = bool(picked)
         if not picked or len(picked) > 4:
             return None
-        named_cols = [j for j, h in enumerate(header) if len(h) >= 2 and h in plain]
+        named_cols = _named_columns(header, plain)
         if not (named_cols or by_number or query.qtype in _VALUE_TYPES):
             return None  # the row's figures answer a value question; another question must name the column
         lines = {s.text: s for s in block_sentences(block)}
@@ -1916,6 +1916,20 @@ def _defines(query: Query, sent: str) -> bool:
     label = CUES.rx("definition.label_rest")
     return any(len(t) >= 2 and opening.startswith(t) and (not opening[len(t):] or label.match(opening[len(t):]))
                for t in (query.entities or []) + list(query.terms))
+
+
+def _named_columns(header: list[str], question: str) -> list[int]:
+    """The columns whose header the question names. A header named only as part of a longer phrase that another
+    header holds (新一线城市 holds 一线城市, but 新一 belongs to 新一线及二线城市) names that other column instead."""
+    named = [j for j, h in enumerate(header) if len(h) >= 2 and h in question]
+    out: list[int] = []
+    for j in named:
+        h = header[j]
+        spots = [i for i in range(len(question)) if question.startswith(h, i)]
+        longer = [k for k, h2 in enumerate(header) if k != j and h2 and h not in h2 and all(
+            (i > 0 and question[i - 1:i + 1] in h2) or question[i + len(h) - 1:i + len(h) + 1] in h2 for i in spots)]
+        out += longer if len(longer) == 1 else [j]
+    return list(dict.fromkeys(out))
 
 
 def _nearest_columns(header: list[str], question: str, cols: list[int], row: Optional[list[str]] = None,
