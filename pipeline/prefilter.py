@@ -163,6 +163,9 @@ class PrefilterSettings:
     # on its own too, for up to meaning_doc_recall blocks: a paraphrase's words may rank the blocks of other
     # documents above every block of the one it is about (0: off)
     meaning_doc_recall: int = 30
+    # titles a question may embed when the store lacks their vectors (about 15 ms each); with more missing the
+    # document by meaning waits for `ingest --vectors` (KnowledgeBase.fill_titles) rather than slow one answer down
+    meaning_doc_embed: int = 300
     rerank_depth: int = 60
     rerank_k: int = 5
     rerank_weight: float = 3.0
@@ -171,6 +174,10 @@ class PrefilterSettings:
         if self.rerank_depth < 0:
             raise LoopAgentError("E303", name="rerank_depth", value=self.rerank_depth, why="must not be negative",
                                  allowed="integers >= 0 (0: no re-ranking)")
+        for name in ("meaning_doc_recall", "meaning_doc_embed"):
+            if getattr(self, name) < 0:
+                raise LoopAgentError("E303", name=name, value=getattr(self, name), why="must not be negative",
+                                     allowed="integers >= 0 (0: off)")
         for name in ("recall", "keep", "embed_recall", "rrf_k", "rerank_k"):
             if getattr(self, name) <= 0:
                 raise LoopAgentError("E303", name=name, value=getattr(self, name), why="must be positive",
@@ -384,7 +391,10 @@ class Prefilter:
         gen = self.store.generation
         if self._titles is None or self._titles[0] != gen:
             docs = self.store.documents()
-            vecs = cache.stored_passages([title_text(d) for d in docs]) if docs else []
+            vecs = cache.stored_passages([title_text(d) for d in docs], self.settings.meaning_doc_embed) \
+                if docs else None
+            if vecs is None:  # too many titles without vectors: off until they are stored
+                docs, vecs = [], np.zeros((0, 1), dtype=np.float32)
             self._titles = (gen, [d["doc_id"] for d in docs], np.asarray(vecs, dtype=np.float32))
         _, ids, matrix = self._titles
         if not ids:

@@ -99,7 +99,7 @@ def test_title_vectors_are_stored_not_held_in_memory(tmp_path):
     assert cache.fill(["某市道路运输管理条例", "差旅费管理办法"]) == 0  # both stored already
 
 
-def test_ingest_embeds_the_titles(tmp_path):
+def test_titles_are_embedded_on_request_and_a_question_embeds_a_few_at_most(tmp_path):
     from pipeline.embed import available
 
     if not available():
@@ -108,6 +108,25 @@ def test_ingest_embeds_the_titles(tmp_path):
     doc = tmp_path / "规定.md"
     doc.write_text("# 员工差旅费管理办法\n\n第一条 出差伙食补助每人每天100元。\n", encoding="utf-8")
     kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
-    kb.ingest([doc])
-    assert kb.fill_titles() == 0  # stored at ingest: the first question embeds none
+    assert kb.ingest([doc]).titles == 0  # ingest stays fast: no model loaded for titles by default
+    rep = kb.ingest([doc], titles=True)
+    assert rep.titles == 1 and "titles embedded for stage 1 1" in rep.summary()
+    assert kb.fill_titles() == 0  # stored: no question embeds it
     assert kb.fill_vectors() == 1  # the block still waits for --vectors or its first question
+
+
+def test_too_many_missing_titles_wait_for_ingest(tmp_path):
+    (tmp_path / "docs").mkdir()
+    for i, t in enumerate(["某市道路运输管理条例", "差旅费管理办法", "某市道路运输管理条例实施细则"]):
+        (tmp_path / "docs" / f"{i}.md").write_text(f"# {t}\n\n第一条 员工每天外地出差。\n", encoding="utf-8")
+    kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
+    kb.ingest([tmp_path / "docs"])
+    enc = Titles({"道路运输": [1, 0, 0], "差旅费": [0, 1, 0], "吃饭": [0, 0.9, 0.1]})
+    pf = kb.orchestrator.prefilter
+    pf.reranker = Reranker(lambda: VectorCache(enc, 64))
+    query = kb.orchestrator.analyzer.run("公司每天给跑外地的员工多少吃饭钱？")
+    pf.settings = PrefilterSettings(meaning_doc_embed=2)  # three titles without vectors, two allowed
+    assert pf._doc_by_meaning(query) == []
+    pf._titles = None
+    pf.settings = PrefilterSettings(meaning_doc_embed=3)
+    assert [kb.store.document(d)["title"] for d in pf._doc_by_meaning(query)] == ["差旅费管理办法"]
