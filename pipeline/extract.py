@@ -929,8 +929,11 @@ class Extractor:
         matches = self._matches(query, sent)
         if not matches:
             return None
-        if CUES.rx("ask.total").search(query.text) and not CUES.rx("says.total").search(sent):
-            return None  # 一共多少天: one addend is not the total, and we do not add up provisions
+        if CUES.rx("ask.total").search(query.constraints.get("asked_clause") or query.text) and \
+                not CUES.rx("says.total").search(sent):
+            # 一共多少天: one addend is not the total, and we do not add up provisions (a total the question states
+            # in its situation, 公司一共资助了我3万元，…, is not asked)
+            return None
         score, value, span, t, cm = matches[0]
         clause = _clause_at(sent, span)
         evidence = [self._ev(anchor)]
