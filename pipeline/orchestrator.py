@@ -1285,7 +1285,6 @@ def other_polarity(question: str, evidence: str) -> Optional[tuple[str, str]]:
 
 _ADDITIONAL = re.compile(cues.pattern("value.additional"))
 _ADDITIONAL_ASKED = re.compile(cues.pattern("value.additional_asked"))
-_VALUE_CLAUSE_START = re.compile(r"[，,；;。：:]")
 
 
 def additional_value(question: str, evidence: str, value: Optional[dict]) -> Optional[str]:
@@ -1303,8 +1302,7 @@ def additional_value(question: str, evidence: str, value: Optional[dict]) -> Opt
         n = q["number"]
         if not any(abs(n * scale - target) < 1e-6 * max(1.0, abs(target)) for scale in (1, 1e4, 1e8)):
             continue
-        start = max((m.end() for m in _VALUE_CLAUSE_START.finditer(ev, 0, q["start"])), default=0)
-        hit = _ADDITIONAL.search(ev, start, q["start"])
+        hit = _ADDITIONAL.search(_CLAUSE_BREAK.split(ev[:q["start"]])[-1])  # the figure's clause, up to it
         if hit:
             return hit.group(0)
     return None

@@ -232,8 +232,13 @@ class Prefilter:
                     toks.append(p)
         return " OR ".join(f'"{t}"' for t in toks)
 
+    @staticmethod
+    def _words(query: Query) -> list[str]:
+        """The question's terms and their synonyms: what stage 1 searches for."""
+        return list(query.terms) + [s for syns in query.expansions.values() for s in syns]
+
     def recall(self, query: Query) -> dict[int, float]:
-        words = list(query.terms) + [s for syns in query.expansions.values() for s in syns]
+        words = self._words(query)
         if not words:
             return {}
         doc_ids = query.constraints.get("doc_ids")
@@ -260,20 +265,21 @@ class Prefilter:
         """The recalled pool scored by the lexicon (best first), with the BM25 and embedding scores by rid."""
         lex = self._lexicon()
         bm = self.recall(query)
-        by_meaning = self._doc_by_meaning(query)
-        from_meaning: set[int] = set()
-        # only where the lexicon recalled no block of that document (where it did, its order stands)
-        if by_meaning and not any(b.doc_id in by_meaning for b in self.store.blocks_by_rid(bm).values()):
-            words = list(query.terms) + [s for syns in query.expansions.values() for s in syns]
-            for rid, s in self.store.search(self._match_expr(words), limit=self.settings.meaning_doc_recall,
-                                            doc_ids=by_meaning):
-                bm.setdefault(rid, s)
-                from_meaning.add(rid)
         sem: dict[int, float] = {}
         if self.semantic is not None:
             named = set(query.constraints.get("doc_ids") or [])
             sem = dict(self.semantic.search(query.text, k=self.settings.embed_recall))
         blocks = self.store.blocks_by_rid(set(bm) | set(sem))
+        by_meaning = self._doc_by_meaning(query)
+        from_meaning: set[int] = set()
+        # only where the lexicon recalled no block of that document (where it did, its order stands)
+        if by_meaning and not any(blocks[r].doc_id in by_meaning for r in bm if r in blocks):
+            for rid, s in self.store.search(self._match_expr(self._words(query)),
+                                            limit=self.settings.meaning_doc_recall, doc_ids=by_meaning):
+                if rid not in bm:
+                    bm[rid] = s
+                    from_meaning.add(rid)
+            blocks.update(self.store.blocks_by_rid(from_meaning))
         if sem and query.constraints.get("doc_ids"):
             blocks = {r: b for r, b in blocks.items() if r in bm or b.doc_id in named}
         direct = self._direct(query)

@@ -1,7 +1,6 @@
 """An increment on a base stated elsewhere (另行奖励, 再给予, 增发…: cues value.additional) answers only a question
 that asks about the increment (value.additional_asked); otherwise the gate refuses it (refusal ``additional``) and
 the next extraction is tried (pipeline/orchestrator.py additional_value)."""
-from pipeline import KnowledgeBase
 from pipeline.orchestrator import additional_value
 
 EXTRA = "单元内60周岁以上老年人占比达到40%以上的，每台电梯另行奖励2万元；"
@@ -20,15 +19,12 @@ def test_the_marker_in_the_figures_own_clause():
     assert additional_value("能叠加吗？", EXTRA, {"kind": "boolean", "value": True}) is None
 
 
-def test_an_increment_does_not_answer_a_case_without_its_condition(tmp_path, monkeypatch):
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "电梯.md").write_text(
+def test_an_increment_does_not_answer_a_case_without_its_condition(kb_of, monkeypatch):
+    kb = kb_of({"电梯.md":
         "# 某街道既有住宅加装电梯补贴办法\n\n"
         "## 第五条 补贴标准\n\n"
         "既有住宅加装电梯的，每台电梯一次性奖励10万元。\n\n"
-        "单元内60周岁以上老年人占常住人口比例达到40%以上的，每台电梯另行奖励2万元。\n", encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
-    kb.ingest([tmp_path / "docs"])
+        "单元内60周岁以上老年人占常住人口比例达到40%以上的，每台电梯另行奖励2万元。\n"})
     question = "单元内老年人占比不到40%，每台电梯奖励多少万元？"
     a = kb.ask(question, trace=True)
     assert a.status == "not_found"

@@ -19,17 +19,13 @@ def test_an_issued_instrument_names_its_notice():
     assert "某某条例" not in doc_names("国务院关于修改《某某条例》的决定", "政策/决定.md")
 
 
-def test_a_question_naming_the_issued_instrument_is_answered_from_the_notice(tmp_path):
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "跨境电商措施.md").write_text(
+def test_a_question_naming_the_issued_instrument_is_answered_from_the_notice(kb_of):
+    kb = kb_of({"跨境电商措施.md":
         "# 某市人民政府办公室关于印发《某市支持跨境电子商务发展的若干措施》的通知\n\n"
         "各区人民政府：现将《某市支持跨境电子商务发展的若干措施》印发给你们，请认真贯彻执行。\n\n"
-        "## 十、附则\n\n本措施自2026年3月1日起施行，有效期至2028年12月31日。\n", encoding="utf-8")
-    (tmp_path / "docs" / "海关办法.md").write_text(
-        "# 某省跨境电子商务零售进口监管办法\n\n第三十条 本办法自2020年1月1日起施行，有效期至2025年12月31日。\n",
-        encoding="utf-8")
-    kb = KnowledgeBase(tmp_path / "kb.sqlite", audit_log=None)
-    kb.ingest([tmp_path / "docs"])
+        "## 十、附则\n\n本措施自2026年3月1日起施行，有效期至2028年12月31日。\n",
+                "海关办法.md":
+        "# 某省跨境电子商务零售进口监管办法\n\n第三十条 本办法自2020年1月1日起施行，有效期至2025年12月31日。\n"})
     a = kb.ask("《某市支持跨境电子商务发展的若干措施》的有效期至何时？")
     assert a.status == "answered"
     assert "2028年12月31日" in a.answer.replace(" ", "")
