@@ -27,8 +27,9 @@ def _sentences(btype: str, text: str) -> tuple:
 
 
 def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[float] = None,
-             context_weight: float = 0.4) -> float:
-    """Weighted share (0..1) of the question's terms found in ``text`` (found only in ``context``: partly)."""
+             context_weight: float = 0.4, topic: frozenset[str] = frozenset()) -> float:
+    """Weighted share (0..1) of the question's terms found in ``text`` (found only in ``context``: partly). The
+    terms of ``topic`` (:func:`table_topic`) count as context wherever they are."""
     if syn_weight is None:
         syn_weight = query.constraints.get("synonym_weight", 0.6)
     total = 0.0
@@ -38,6 +39,9 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[fl
     expansions = query.expansions
     for t, w in query.weights.items():
         total += w
+        if t in topic:
+            got += w * context_weight
+            continue
         parts = all_parts.get(t)
         if t in text or (parts and _parts_together(parts, text)):
             got += w  # (提出申请 as 提出工伤认定申请: the parts in order, a few characters apart)
@@ -54,6 +58,21 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[fl
                 share = sum(1 for p in parts if p in text) / len(parts)
                 got += w * 0.6 * share
     return got / total if total else 0.0
+
+
+def table_topic(query: Query, btype: str, sentences: tuple) -> frozenset[str]:
+    """The question's terms that more than half of a table's rows hold (synonyms counted): what the table is about
+    (补贴 in a table of allowances, 保教费 in a table of fees by class), which says nothing of which row answers.
+    A row is chosen by the terms that set it apart (夜班 in the row of the night-shift allowance). Empty for other
+    blocks and for tables of fewer than three rows."""
+    if btype != "table" or len(sentences) < 3:
+        return frozenset()
+    out = set()
+    for t in query.weights:
+        forms = (t, *(query.expansions.get(t) or ()))
+        if 2 * sum(1 for s in sentences if _any_in(forms, s.text)) > len(sentences):
+            out.add(t)
+    return frozenset(out)
 
 
 def _any_in(words, text: str) -> bool:
@@ -92,8 +111,10 @@ def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
         context = " ".join(b.section) + " " + c.title + " " + b.text + " " + c.breakdown.get("lead", "")
         prior = c.score / best_block
         named = c.breakdown.get("named_section") or ""  # the question names this block's section: its heading counts
-        for s in _sentences(b.type, b.text):
-            cov = coverage(query, s.text + named, context)
+        sentences = _sentences(b.type, b.text)
+        topic = table_topic(query, b.type, sentences)
+        for s in sentences:
+            cov = coverage(query, s.text + named, context, topic=topic)
             cond = condition_match(quantities, s.text, query.constraints.get("ranges"))
             score = cov + 0.35 * prior + 0.3 * cond + phrase_bonus(query, s.text)
             out.append(Anchor(candidate=c, sentence=s, score=round(score, 4), pattern=None,

@@ -186,14 +186,21 @@ class SyntaxStage:
         quantities = query.constraints.get("quantities") or []
         ranges = query.constraints.get("ranges")
         scored: list[_Scored] = []
+        from ..anchors import table_topic
+
         for cand in candidates:
             prior = max(cand.score, 0.0) / top_prior
             context = " ".join(cand.block.section) + " " + cand.title + " " + cand.block.text
-            for sent in sentences_of(cand.block):
-                lex, win, hits = _lexical(sent.text, terms, total, s.window_chars)
+            sents = sentences_of(cand.block)
+            # what most rows of a table hold is its topic: as context, not as a reason to choose a row
+            topic = table_topic(query, cand.block.type, tuple(sents))
+            own = terms if not topic else {k: (w, [(f, fw * s.context_weight) for f, fw in forms] if k in topic
+                                                else forms) for k, (w, forms) in terms.items()}
+            for sent in sents:
+                lex, win, hits = _lexical(sent.text, own, total, s.window_chars)
                 if lex <= 0:
                     continue
-                lex = min(1.0, lex + s.context_weight * _context_only(sent.text, context, terms, total))
+                lex = min(1.0, lex + s.context_weight * _context_only(sent.text, context, own, total))
                 sc = _Scored(cand, sent, lex, win, prior, hits)
                 if condition_match is not None and (quantities or ranges):
                     sc.condition = float(condition_match(quantities, sent.text, ranges))
