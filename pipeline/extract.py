@@ -2526,12 +2526,17 @@ def _asked_classifier(question: str, own: Optional[str] = None) -> str:
     return m.group(1)
 
 
+# a clause's bounds: Chinese and ASCII commas, semicolons (and, before it, colons), except a comma or colon between
+# two digits, which groups a figure's thousands (5,000元) or writes a time (9:00)
+_CLAUSE_START = re.compile(r"[，；;：]|(?<!\d)[,:]|[,:](?!\d)")
+_CLAUSE_STOP = re.compile(r"[，；;。]|(?<!\d),|,(?!\d)")
+
+
 def _clause_at(sent: str, span: tuple[int, int]) -> str:
     """The comma-delimited clause of ``sent`` that contains ``span`` (extended to the match)."""
-    start = max(sent.rfind(p, 0, span[0]) for p in "，,；;：:") + 1
-    ends = [i for i in (sent.find(p, span[1]) for p in "，,；;。") if i >= 0]
-    end = min(ends) if ends else len(sent)
-    return sent[start:end].strip()
+    start = max((m.end() for m in _CLAUSE_START.finditer(sent) if m.end() <= span[0]), default=0)
+    stop = _CLAUSE_STOP.search(sent, span[1])
+    return sent[start:stop.start() if stop else len(sent)].strip()
 
 
 def _clause_before(sent: str, span: tuple[int, int]) -> str:
