@@ -929,11 +929,14 @@ class Extractor:
         matches = self._matches(query, sent)
         if not matches:
             return None
-        if CUES.rx("ask.total").search(query.constraints.get("asked_clause") or query.text) and \
-                not CUES.rx("says.total").search(sent):
-            # 一共多少天: one addend is not the total, and we do not add up provisions (a total the question states
-            # in its situation, 公司一共资助了我3万元，…, is not asked)
-            return None
+        if CUES.rx("ask.total").search(query.constraints.get("asked_clause") or query.text):
+            if not CUES.rx("says.total").search(sent):
+                # 一共多少天: one addend is not the total, and we do not add up provisions (a total the question
+                # states in its situation, 公司一共资助了我3万元，…, is not asked)
+                return None
+            # 8400元×12个月=100,800.00元: the figure the sentence states as the total (after =, 合计…) comes first
+            before = CUES.rx("total.before_figure")
+            matches = sorted(matches, key=lambda m: not before.search(sent[max(0, m[2][0] - 8):m[2][0]]))
         score, value, span, t, cm = matches[0]
         clause = _clause_at(sent, span)
         evidence = [self._ev(anchor)]
