@@ -53,7 +53,6 @@ _COMPARE_TALK = re.compile(cues.pattern("compare.talk"))
 _CONNECTOR = re.compile(cues.pattern("compare.name_joiner"))  # what joins two names, no words of their own
 _BRACKETED = re.compile(r"[（(][^（）()]{0,16}[）)]")
 _CLAUSE_END = re.compile(r"[，,；;。？?！!]")
-DOC_TEXTS = 16  # documents whose whole text _absent keeps (the oldest dropped)
 NEAR = ".near"  # an extraction method's ending for a weak reading (the asked act in other words): only the gate accepts it
 _YEAR_WORD = re.compile(r"(?:19|20)\d{2}\s*年?")  # a version's year, which would read as two versions again
 _ASKED_BEFORE = re.compile(cues.pattern("figure.asked_before"))
@@ -115,10 +114,6 @@ class AskSettings:
     anchor_ranker: str = str(RANKER_WEIGHTS)
     anchor_weight: float = 1.0
     gate_threshold: Optional[float] = None  # the gate's probability bar (None: the weights' own, chosen held out)
-    # a question word this rare in the store (its weight on the analyzer's IDF scale, 2.25 at most) names a thing
-    # (叉车): an answer from a document that never speaks of it is refused where another document's title holds it
-    # (0: off)
-    absent_weight: float = 2.0
     # a bar of its own for a yes/no reading that says no (None: the gate's own bar). Stop 37 set it to 0.55 for a gate
     # without a polarity feature; the stop-38 gate reads the reading's polarity (rescue.answer_features "reading"),
     # and a bar of its own then gained nothing held out (docs/benchmarks.md, stop 38)
@@ -156,10 +151,6 @@ class AskSettings:
         if not isinstance(self.similarity_cache, int) or self.similarity_cache < 1:
             raise LoopAgentError("E303", name="similarity_cache", value=self.similarity_cache,
                                  why="not a positive number of vectors", allowed="integers ≥ 1")
-        if isinstance(self.absent_weight, bool) or not isinstance(self.absent_weight, (int, float)) \
-                or self.absent_weight < 0:
-            raise LoopAgentError("E303", name="absent_weight", value=self.absent_weight,
-                                 why="not a word weight", allowed="0 (off) or a weight such as 2.0")
         for name in ("gate_threshold", "gate_threshold_no", "retry_gate_threshold"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)
@@ -202,8 +193,6 @@ class Orchestrator:
         self.records: list[dict[str, Any]] = []  # record mode: one entry per extraction the coverage decision saw
         self._sessions: OrderedDict[str, Query] = OrderedDict()
         self._meaning: Optional[VectorCache] = None  # e5 vectors for the similarity bar (bounded)
-        self._doc_texts: dict[str, tuple[int, str]] = {}  # doc id -> (store generation, whole text), for _absent
-        self._title_list: Optional[tuple[int, list[tuple[str, str]]]] = None  # (store generation, titles), for _absent
         self._lock = threading.Lock()
 
     @staticmethod
@@ -375,7 +364,7 @@ class Orchestrator:
             if self._gate(query, f, strict, trace_obj, anchors):
                 found = f
                 break
-            if f.refused not in ("identifier", "tier", "polarity", "modifier", "additional", "absent"):
+            if f.refused not in ("identifier", "tier", "polarity", "modifier", "additional"):
                 # another product's, tier's or case's (实现 / 未实现): the next may be the asked one's
                 break
         timings["extract"] = _ms(t)
@@ -489,10 +478,6 @@ class Orchestrator:
             # 未实现就业的，补贴按多少拨付 answered by …实现就业的，按标准的…: the provision's case is the other one
             why = f"{found.method} 的证据说的是「{acts[1]}」的情形，问题问的是「{acts[0]}」的情形"
             found.refused = "polarity"
-        elif not found.exact and not query.doc_hint and (absent := self._absent(query, blk.doc_id)):
-            # 叉车采购合同的预付款 answered from a 设备采购合同 that never mentions 叉车, while another contract is about it
-            why = f"{found.method} 的证据所在文件通篇不见问题中的「{absent}」，而库中另有文件的标题有它"
-            found.refused = "absent"
         elif missing and not found.exact:
             why = f"{found.method} 的证据不含问题点名的「{'、'.join(missing)}」"
             found.refused = "identifier" if any(i in missing for i in idents) else "document" if other_doc else "named"
@@ -763,50 +748,6 @@ class Orchestrator:
                                  evidence=[(b, sent, d["title"], d["source"])], score=2.0,
                                  reasons=["匹配模式：document.term（所问文件自身的有效期条款）"], exact=True)
         return None
-
-    def _absent(self, query: Query, doc_id: str) -> Optional[str]:
-        """The rarest word of the question (weight ``AskSettings.absent_weight`` or more, none of its synonyms or, for a
-        compound, its parts together either) that document ``doc_id`` never holds, in its text, headings or title,
-        while another document's title or file name does (the question names what that document is about: 叉车 of
-        a 叉车及配件采购合同); None when there is none."""
-        bar = self.settings.absent_weight
-        rare = sorted((t for t, w in query.weights.items() if bar and w >= bar and len(t) >= 2),
-                      key=lambda t: -query.weights[t])
-        # only words another document's title holds (cheap), then the document's own text (read once)
-        rare = [t for t in rare if any(t in title for d, title in self._titles() if d != doc_id)]
-        if not rare:
-            return None
-        text = self._doc_text(doc_id)
-        parts = query.constraints.get("parts") or {}
-        for t in rare:
-            if not any(f in text for f in [t, *query.expansions.get(t, [])]) and \
-                    not (len(parts.get(t) or ()) > 1 and all(p in text for p in parts[t])):
-                return t
-        return None
-
-    def _titles(self) -> list[tuple[str, str]]:
-        """(doc id, title and source) of every document of the store (kept per store generation)."""
-        gen = self.store.generation
-        if self._title_list is None or self._title_list[0] != gen:
-            self._title_list = (gen, [(d["doc_id"], f"{d['title']}\n{d['source']}") for d in self.store.documents()])
-        return self._title_list[1]
-
-    def _doc_text(self, doc_id: str) -> str:
-        """A document's whole text with its headings, title and source (the last few documents asked kept)."""
-        gen = self.store.generation
-        with self._lock:
-            hit = self._doc_texts.get(doc_id)
-            if hit is not None and hit[0] == gen:
-                return hit[1]
-        d = self.store.document(doc_id) or {}
-        blocks = self.store.doc_blocks(doc_id)
-        text = "\n".join([str(d.get("title", "")), str(d.get("source", ""))] +
-                         [" ".join(b.section) + " " + b.text for b in blocks])
-        with self._lock:
-            self._doc_texts[doc_id] = (gen, text)
-            while len(self._doc_texts) > DOC_TEXTS:
-                self._doc_texts.pop(next(iter(self._doc_texts)))
-        return text
 
     def scope(self, found: Found) -> tuple[str, str]:
         """What an answer may lean on: (the evidence blocks and a list's lead, the title and section path)."""
