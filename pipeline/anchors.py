@@ -60,19 +60,23 @@ def coverage(query: Query, text: str, context: str = "", syn_weight: Optional[fl
     return got / total if total else 0.0
 
 
-def table_topic(query: Query, btype: str, sentences: tuple) -> frozenset[str]:
+def table_topic(query: Query, block: Block) -> frozenset[str]:
     """The question's terms that more than half of a table's rows hold (synonyms counted): what the table is about
     (补贴 in a table of allowances, 保教费 in a table of fees by class), which says nothing of which row answers.
     A row is chosen by the terms that set it apart (夜班 in the row of the night-shift allowance). Empty for other
-    blocks and for tables of fewer than three rows."""
-    if btype != "table" or len(sentences) < 3:
+    blocks and for tables of fewer than three rows. Stage 2's lexical and parser scoring both ask it of a block: the
+    answer is kept per question's words and table text, so a table is counted once."""
+    if block.type != "table":
         return frozenset()
-    out = set()
-    for t in query.weights:
-        forms = (t, *(query.expansions.get(t) or ()))
-        if 2 * sum(1 for s in sentences if _any_in(forms, s.text)) > len(sentences):
-            out.add(t)
-    return frozenset(out)
+    return _table_topic(tuple((t, *(query.expansions.get(t) or ())) for t in query.weights), block.text)
+
+
+@lru_cache(maxsize=256)
+def _table_topic(terms: tuple[tuple[str, ...], ...], text: str) -> frozenset[str]:
+    rows = _sentences("table", text)
+    if len(rows) < 3:
+        return frozenset()
+    return frozenset(forms[0] for forms in terms if 2 * sum(1 for s in rows if _any_in(forms, s.text)) > len(rows))
 
 
 def _any_in(words, text: str) -> bool:
@@ -111,9 +115,8 @@ def lexical_anchors(query: Query, candidates: list[Candidate], limit: int = 12,
         context = " ".join(b.section) + " " + c.title + " " + b.text + " " + c.breakdown.get("lead", "")
         prior = c.score / best_block
         named = c.breakdown.get("named_section") or ""  # the question names this block's section: its heading counts
-        sentences = _sentences(b.type, b.text)
-        topic = table_topic(query, b.type, sentences)
-        for s in sentences:
+        topic = table_topic(query, b)
+        for s in _sentences(b.type, b.text):
             cov = coverage(query, s.text + named, context, topic=topic)
             cond = condition_match(quantities, s.text, query.constraints.get("ranges"))
             score = cov + 0.35 * prior + 0.3 * cond + phrase_bonus(query, s.text)

@@ -21,15 +21,14 @@ def _block(btype: str, rows: list[str]) -> Block:
 
 def test_what_most_rows_hold_is_the_topic():
     q = _query()
-    sents = tuple(block_sentences(_block("table", ROWS)))
-    assert [s.text for s in sents] == ROWS
-    assert table_topic(q, "table", sents) == frozenset({"补贴"})  # three rows of four
+    assert [s.text for s in block_sentences(_block("table", ROWS))] == ROWS
+    assert table_topic(q, _block("table", ROWS)) == frozenset({"补贴"})  # three rows of four
     # a synonym counts as the word: 津贴 for 补贴 makes it every row's
     q.expansions["补贴"] = ["津贴"]
-    assert table_topic(q, "table", sents) == frozenset({"补贴"})
+    assert table_topic(q, _block("table", ROWS)) == frozenset({"补贴"})
     q.expansions.clear()
-    assert table_topic(q, "paragraph", sents) == frozenset()  # prose: every sentence keeps its words
-    assert table_topic(q, "table", sents[:2]) == frozenset()  # two rows: too few to tell a topic
+    assert table_topic(q, _block("paragraph", ROWS)) == frozenset()  # prose: every sentence keeps its words
+    assert table_topic(q, _block("table", ROWS[:2])) == frozenset()  # two rows: too few to tell a topic
 
 
 def test_the_row_that_sets_itself_apart_comes_first():

@@ -154,7 +154,7 @@ class SyntaxStage:
     def fill(self, blocks: list[Any], batch: int = 128, progress: bool = False) -> int:
         """Parse and store now every sentence of ``blocks`` that stage 2 may match (at most ``max_chars``
         characters), so no question has to parse; returns the number parsed (stored ones are skipped)."""
-        sentences_of, _ = _shared_helpers()
+        sentences_of, _, _ = _shared_helpers()
         texts = list(dict.fromkeys(s.text for b in blocks for s in sentences_of(b)
                                    if s.text and len(s.text) <= self.settings.max_chars))
         bar = None
@@ -182,21 +182,18 @@ class SyntaxStage:
         terms = _term_table(query, s.synonym_weight)
         total = sum(w for w, _ in terms.values()) or 1.0
         top_prior = max((c.score for c in candidates), default=0.0) or 1.0
-        sentences_of, condition_match = _shared_helpers()
+        sentences_of, condition_match, table_topic = _shared_helpers()
         quantities = query.constraints.get("quantities") or []
         ranges = query.constraints.get("ranges")
         scored: list[_Scored] = []
-        from ..anchors import table_topic
-
         for cand in candidates:
             prior = max(cand.score, 0.0) / top_prior
             context = " ".join(cand.block.section) + " " + cand.title + " " + cand.block.text
-            sents = sentences_of(cand.block)
             # what most rows of a table hold is its topic: as context, not as a reason to choose a row
-            topic = table_topic(query, cand.block.type, tuple(sents))
+            topic = table_topic(query, cand.block)
             own = terms if not topic else {k: (w, [(f, fw * s.context_weight) for f, fw in forms] if k in topic
                                                 else forms) for k, (w, forms) in terms.items()}
-            for sent in sents:
+            for sent in sentences_of(cand.block):
                 lex, win, hits = _lexical(sent.text, own, total, s.window_chars)
                 if lex <= 0:
                     continue
@@ -279,13 +276,15 @@ def anchors_trace(anchors: list[Anchor]) -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def _shared_helpers():
-    """The project's sentence units (table rows count as sentences) and stage 3's numeric-condition check."""
+    """The project's sentence units (table rows count as sentences), stage 3's numeric-condition check and a
+    table's topic words (:func:`pipeline.anchors.table_topic`)."""
+    from ..anchors import table_topic
     from ..text import block_sentences
     try:
         from ..extract import condition_match
     except ImportError:
         condition_match = None
-    return block_sentences, condition_match
+    return block_sentences, condition_match, table_topic
 
 
 def _term_table(query: Query, syn_weight: float) -> dict[str, tuple[float, list[tuple[str, float]]]]:
