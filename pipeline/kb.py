@@ -1,6 +1,7 @@
 """The library entry point: ``KnowledgeBase`` (ingest documents, ask questions)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -212,6 +213,8 @@ class KnowledgeBase:
             return source, raw, skip
 
         pool = _WorkerPool(self, jobs) if parallel else None
+        batch = contextlib.ExitStack()
+        batch.enter_context(getattr(self.store, "bulk", contextlib.nullcontext)())  # few transactions, many files
         ingested_ids: list[str] = []
         ahead: dict[int, Any] = {}  # file number -> (source it was parsed under, future)
         try:
@@ -275,6 +278,7 @@ class KnowledgeBase:
                 finally:
                     _tick(bar, path)
         finally:
+            batch.close()  # commits the documents written so far, also after an error
             if pool is not None:
                 pool.shutdown()
             if bar is not None:

@@ -97,6 +97,9 @@ DOC_CACHE_SIZE = 5000
 # a search limited to documents reads those documents' row-id ranges from the index (FTS5 seeks them) when
 # they make at most this many ranges; more, and the search joins with the blocks table instead
 SEARCH_RANGES_MAX = 8
+# ingest (Store.bulk): a write transaction commits after this many blocks or seconds, whichever comes first
+BULK_BLOCKS = 20000
+BULK_SECONDS = 2.0
 # BM25 over the whole store from cached per-term postings (numpy) instead of FTS5's bm25(), which costs ~2 µs
 # for every matching row (thousands for a question's OR of terms). Used from this many searches of a store
 # generation on (a process that answers one question does not pay the set-up), for at most this many terms.
@@ -322,9 +325,25 @@ class Store:
         """
         title_tokens, block_tokens = _checked_tokens(doc, tokens)
         rows = [(b, toks, sec_toks) for b, (toks, sec_toks) in zip(doc.blocks, block_tokens)]
+        paths: dict[tuple[str, ...], Optional[str]] = {}  # consecutive blocks mostly share a section path
+
+        def sections(section: Any) -> Optional[str]:
+            if type(section) is not list:
+                return _j(section)
+            key = tuple(section)
+            if key not in paths:
+                paths[key] = _j(section)
+            return paths[key]
+        bulk = getattr(self._local, "bulk", None)
         with self._write_lock, self._coded():
             c = self.conn()
-            c.execute("BEGIN IMMEDIATE")
+            if bulk is not None:
+                if not c.in_transaction:
+                    c.execute("BEGIN IMMEDIATE")
+                    bulk.began = time.monotonic()
+                c.execute("SAVEPOINT put_document")
+            else:
+                c.execute("BEGIN IMMEDIATE")
             try:
                 self._archive(c, doc)
                 existed = self._delete_doc(c, doc.source)
@@ -340,20 +359,77 @@ class Store:
                 first = c.execute("SELECT coalesce(max(rid), 0) + 1 FROM blocks").fetchone()[0]
                 c.executemany(
                     f"INSERT INTO blocks(rid, {_BLOCK_COLS[5:]}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    [(first + i, b.block_id, doc.doc_id, b.order, b.type, b.text, _j(b.section), b.clause,
+                    [(first + i, b.block_id, doc.doc_id, b.order, b.type, b.text, sections(b.section), b.clause,
                       b.page_start, b.page_end, _j(b.bbox), _j(b.table_header), _j(b.table_rows), _j(b.meta) or "{}")
                      for i, (b, _, _) in enumerate(rows)])
                 c.executemany("INSERT INTO blocks_fts(rowid, text, section, title) VALUES (?,?,?,?)",
                               [(first + i, toks, sec_toks, title_tokens) for i, (_, toks, sec_toks) in enumerate(rows)])
                 if _fail_after is not None and _fail_after < len(doc.blocks):
                     raise RuntimeError("simulated crash during ingest")
-                c.execute("COMMIT")
+                if bulk is None:
+                    c.execute("COMMIT")
+                else:
+                    c.execute("RELEASE put_document")
+                    bulk.done(c, len(rows))
             except BaseException:
                 if c.in_transaction:
-                    c.execute("ROLLBACK")
+                    if bulk is None:
+                        c.execute("ROLLBACK")
+                    else:  # this document only; those before it in the batch stay
+                        c.execute("ROLLBACK TO put_document")
+                        c.execute("RELEASE put_document")
                 raise
         self._bump()
         return "updated" if existed else "added"
+
+    def _write_tx(self, c: sqlite3.Connection) -> contextlib.AbstractContextManager[None]:
+        """A write transaction on ``c``, or a savepoint in the open transaction of :meth:`bulk`."""
+        if getattr(self._local, "bulk", None) is not None and c.in_transaction:
+            return _savepoint(c)
+        return _write_tx(c)
+
+    @contextlib.contextmanager
+    def bulk(self, max_blocks: int = BULK_BLOCKS, max_seconds: float = BULK_SECONDS) -> Iterator[None]:
+        """Many :meth:`put_document` calls on this thread in few write transactions (ingest).
+
+        Each document still goes in whole or not at all (a savepoint of its own); a transaction commits after
+        ``max_blocks`` blocks or ``max_seconds``, so other writers wait at most about that long and a crash
+        loses at most the documents of the open transaction, never half of one. Inside, commits do not wait for
+        the disk (``synchronous=NORMAL``: WAL keeps the store consistent); on the way out the last commit
+        does, so what the batch wrote is durable when it returns, also when it ends by an exception."""
+        if getattr(self._local, "bulk", None) is not None:
+            yield  # nested: the outer batch commits
+            return
+        c = self.conn()
+        if c.in_transaction:
+            raise RuntimeError("Store.bulk() inside an open transaction")
+        batch = _Bulk(max_blocks, max_seconds)
+        with self._coded():
+            c.execute("PRAGMA synchronous=NORMAL")
+        self._local.bulk = batch
+        try:
+            yield
+        finally:
+            self._local.bulk = None
+            with self._write_lock, self._coded():
+                try:
+                    if c.in_transaction:
+                        c.execute("COMMIT")
+                finally:
+                    c.execute("PRAGMA synchronous=FULL")
+                    self._sync_wal()
+
+    def _sync_wal(self) -> None:
+        """Put the write-ahead log on disk (what commits under ``synchronous=NORMAL`` did not wait for)."""
+        wal = Path(f"{self.path}-wal")
+        try:
+            fd = os.open(wal, os.O_RDONLY)
+        except OSError:
+            return  # no log (checkpointed and removed, or an in-memory store): nothing waits
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     @staticmethod
     def _archive(c: sqlite3.Connection, doc: Document) -> None:
@@ -372,7 +448,7 @@ class Store:
         """Delete the document with this source name, all its versions included; True if it existed."""
         with self._write_lock, self._coded():
             c = self.conn()
-            with _write_tx(c):
+            with self._write_tx(c):
                 existed = self._delete_doc(c, source)
                 old = [r[0] for r in c.execute("SELECT DISTINCT doc_id FROM doc_versions WHERE source=?", (source,))]
                 for doc_id in old:
@@ -816,6 +892,34 @@ class Store:
         return len(rows)
 
 
+class _Bulk:
+    """The open transaction of :meth:`Store.bulk`: blocks written in it and when it began."""
+
+    def __init__(self, max_blocks: int, max_seconds: float) -> None:
+        self.max_blocks, self.max_seconds = max_blocks, max_seconds
+        self.blocks, self.began = 0, time.monotonic()
+
+    def done(self, c: sqlite3.Connection, blocks: int) -> None:
+        """A document went in: commit when the transaction is full or old enough."""
+        self.blocks += blocks
+        if self.blocks >= self.max_blocks or time.monotonic() - self.began >= self.max_seconds:
+            c.execute("COMMIT")
+            self.blocks, self.began = 0, time.monotonic()
+
+
+@contextlib.contextmanager
+def _savepoint(c: sqlite3.Connection) -> Iterator[None]:
+    """A nested write inside an open transaction, undone alone on any error."""
+    c.execute("SAVEPOINT nested_write")
+    try:
+        yield
+        c.execute("RELEASE nested_write")
+    except BaseException:
+        c.execute("ROLLBACK TO nested_write")
+        c.execute("RELEASE nested_write")
+        raise
+
+
 @contextlib.contextmanager
 def _write_tx(c: sqlite3.Connection) -> Iterator[None]:
     """One write transaction on ``c`` (BEGIN IMMEDIATE … COMMIT), rolled back on any error."""
@@ -898,7 +1002,11 @@ _JSON = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(…, ensure_as
 
 
 def _j(value: Any) -> Optional[str]:
-    return None if value is None else _JSON(value)
+    if value is None:
+        return None
+    if not value and (type(value) is dict or type(value) is list):  # most blocks' meta, many a section path
+        return "{}" if type(value) is dict else "[]"
+    return _JSON(value)
 
 
 def _doc_row(r: sqlite3.Row) -> dict[str, Any]:

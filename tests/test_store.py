@@ -97,3 +97,41 @@ def test_batch_goes_on_after_bad_files(tmp_path, docs_copy):
     assert (rep.added, rep.failed) == (7, 3)
     codes = sorted(line.split(":")[0] for line in rep.lines)
     assert codes == ["E001", "E003", "E013", "W002"]  # broken.docx holds text, not a zip: E013
+
+
+def test_bulk_keeps_each_document_whole_and_commits_in_batches(tmp_path):
+    """Store.bulk (ingest): one document that fails mid-write leaves the batch's others in; a reader sees the
+    batch when it commits (after max_blocks blocks), and everything is in the file once bulk returns."""
+    db = tmp_path / "kb.sqlite"
+    store = Store(db)
+    leave, contract = parse_file(ANNUAL_LEAVE).document, parse_file(LABOUR_CONTRACT).document
+    reader = sqlite3.connect(db)
+    n_leave = len(leave.blocks)
+    with store.bulk(max_blocks=n_leave + len(contract.blocks), max_seconds=3600):
+        store.put_document(leave)
+        assert reader.execute("SELECT count(*) FROM documents").fetchone()[0] == 0  # not committed yet
+        assert store.remove(leave.source) and store.put_document(leave) == "added"  # inside the open batch
+        with pytest.raises(RuntimeError):
+            store.put_document(contract, _fail_after=5)  # this document only is rolled back
+        assert store.stats()["blocks"] == n_leave
+        assert reader.execute("SELECT count(*) FROM documents").fetchone()[0] == 0
+        store.put_document(contract)  # the batch is full: it commits
+        assert reader.execute("SELECT count(*) FROM blocks").fetchone()[0] == n_leave + len(contract.blocks)
+        store.remove(contract.source)
+    assert reader.execute("SELECT source FROM documents").fetchall() == [(leave.source,)]
+    assert sqlite3.connect(db).execute("PRAGMA synchronous").fetchone()[0] == 2  # a new connection: FULL
+    assert store.conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # this one is FULL again
+    assert not store.conn().in_transaction
+    hits = store.search('"年休假"')
+    assert hits and {b.doc_id for b in store.blocks_by_rid([r for r, _ in hits]).values()} == {leave.doc_id}
+
+
+def test_bulk_commits_the_finished_documents_when_the_batch_fails(tmp_path):
+    db = tmp_path / "kb.sqlite"
+    store = Store(db)
+    leave = parse_file(ANNUAL_LEAVE).document
+    with pytest.raises(KeyError):
+        with store.bulk():
+            store.put_document(leave)
+            raise KeyError("a bug in the caller after the first document")
+    assert sqlite3.connect(db).execute("SELECT source FROM documents").fetchall() == [(leave.source,)]
