@@ -334,17 +334,9 @@ class Store:
             if key not in paths:
                 paths[key] = _j(section)
             return paths[key]
-        bulk = getattr(self._local, "bulk", None)
         with self._write_lock, self._coded():
             c = self.conn()
-            if bulk is not None:
-                if not c.in_transaction:
-                    c.execute("BEGIN IMMEDIATE")
-                    bulk.began = time.monotonic()
-                c.execute("SAVEPOINT put_document")
-            else:
-                c.execute("BEGIN IMMEDIATE")
-            try:
+            with self._tx(c):
                 self._archive(c, doc)
                 existed = self._delete_doc(c, doc.source)
                 c.execute(
@@ -366,27 +358,22 @@ class Store:
                               [(first + i, toks, sec_toks, title_tokens) for i, (_, toks, sec_toks) in enumerate(rows)])
                 if _fail_after is not None and _fail_after < len(doc.blocks):
                     raise RuntimeError("simulated crash during ingest")
-                if bulk is None:
-                    c.execute("COMMIT")
-                else:
-                    c.execute("RELEASE put_document")
-                    bulk.done(c, len(rows))
-            except BaseException:
-                if c.in_transaction:
-                    if bulk is None:
-                        c.execute("ROLLBACK")
-                    else:  # this document only; those before it in the batch stay
-                        c.execute("ROLLBACK TO put_document")
-                        c.execute("RELEASE put_document")
-                raise
+            bulk = getattr(self._local, "bulk", None)
+            if bulk is not None:
+                bulk.done(c, len(rows))
         self._bump()
         return "updated" if existed else "added"
 
-    def _write_tx(self, c: sqlite3.Connection) -> contextlib.AbstractContextManager[None]:
-        """A write transaction on ``c``, or a savepoint in the open transaction of :meth:`bulk`."""
-        if getattr(self._local, "bulk", None) is not None and c.in_transaction:
-            return _savepoint(c)
-        return _write_tx(c)
+    def _tx(self, c: sqlite3.Connection) -> contextlib.AbstractContextManager[None]:
+        """A write transaction on ``c``; inside :meth:`bulk`, a savepoint in the batch's open transaction (begun
+        here when none is open), so that one failed write is undone alone and those before it stay."""
+        bulk = getattr(self._local, "bulk", None)
+        if bulk is None:
+            return _write_tx(c)
+        if not c.in_transaction:
+            c.execute("BEGIN IMMEDIATE")
+            bulk.began = time.monotonic()
+        return _write_tx(c, savepoint="batch_write")
 
     @contextlib.contextmanager
     def bulk(self, max_blocks: int = BULK_BLOCKS, max_seconds: float = BULK_SECONDS) -> Iterator[None]:
@@ -448,7 +435,7 @@ class Store:
         """Delete the document with this source name, all its versions included; True if it existed."""
         with self._write_lock, self._coded():
             c = self.conn()
-            with self._write_tx(c):
+            with self._tx(c):
                 existed = self._delete_doc(c, source)
                 old = [r[0] for r in c.execute("SELECT DISTINCT doc_id FROM doc_versions WHERE source=?", (source,))]
                 for doc_id in old:
@@ -908,27 +895,18 @@ class _Bulk:
 
 
 @contextlib.contextmanager
-def _savepoint(c: sqlite3.Connection) -> Iterator[None]:
-    """A nested write inside an open transaction, undone alone on any error."""
-    c.execute("SAVEPOINT nested_write")
+def _write_tx(c: sqlite3.Connection, savepoint: Optional[str] = None) -> Iterator[None]:
+    """One write transaction on ``c`` (BEGIN IMMEDIATE … COMMIT), rolled back on any error; with ``savepoint``,
+    a nested write inside the open transaction instead, undone alone."""
+    c.execute(f"SAVEPOINT {savepoint}" if savepoint else "BEGIN IMMEDIATE")
     try:
         yield
-        c.execute("RELEASE nested_write")
+        c.execute(f"RELEASE {savepoint}" if savepoint else "COMMIT")
     except BaseException:
-        c.execute("ROLLBACK TO nested_write")
-        c.execute("RELEASE nested_write")
-        raise
-
-
-@contextlib.contextmanager
-def _write_tx(c: sqlite3.Connection) -> Iterator[None]:
-    """One write transaction on ``c`` (BEGIN IMMEDIATE … COMMIT), rolled back on any error."""
-    c.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-        c.execute("COMMIT")
-    except BaseException:
-        if c.in_transaction:
+        if savepoint:
+            c.execute(f"ROLLBACK TO {savepoint}")
+            c.execute(f"RELEASE {savepoint}")
+        elif c.in_transaction:
             c.execute("ROLLBACK")
         raise
 
