@@ -90,3 +90,43 @@ def test_a_plain_dictionary_swapped_in_gets_a_new_cutter():
     assert tokenize.index_tokens(TEXTS[1]) == tokenize.jieba_index_tokens(TEXTS[1])
     assert tokenize._cutter is not first and tokenize._cutter.freq is tokenize.get_tokenizer().FREQ
     assert not tokenize._cutter.lazy
+
+
+def test_the_jieba_rs_mirror_gives_jiebas_words_on_examples_and_random_text():
+    pytest.importorskip("rjieba")  # a core dependency on Linux x86-64; elsewhere index tokens stay in Python
+    tok = tokenize.get_tokenizer()
+    mirror = tokenize.rust_mirror(tok)
+    assert mirror is not None
+    # 相结合 (frequency 3) against 相 + 结合: a near tie that only the same total breaks as jieba does
+    assert mirror.cut_for_search("坚持处罚与教育相结合", True) == ["坚持", "处罚", "与", "教育", "结合", "相结合"]
+    texts = TEXTS + _fuzz(3000, seed=3)
+    for f in sorted(EXAMPLES.glob("*.md")):
+        texts += f.read_text(encoding="utf-8").split("\n")
+    python, rust = _SearchCutter(tok), _SearchCutter(tok)
+    rust.rust = mirror
+    for t in texts:
+        assert rust.tokens(t) == python.tokens(t), t
+    assert rust.tokens("用人单位应当与劳动者订立书面劳动合同") == python.tokens("用人单位应当与劳动者订立书面劳动合同")
+
+
+def test_a_cutter_switches_to_the_mirror_after_its_budget_of_characters(monkeypatch):
+    pytest.importorskip("rjieba")
+    monkeypatch.setattr(tokenize, "RUST_AFTER_CHARS", 40)
+    tok = tokenize.get_tokenizer()
+    cutter = _SearchCutter(tok)
+    assert cutter.rust is None
+    cutter.tokens("劳动合同期限三个月以上不满一年的")  # 16 characters of runs
+    assert cutter.rust is None and cutter.rust_after == 24
+    cutter.tokens("职工累计工作已满十年不满二十年的年休假十日，国家法定休假日不计入年休假的假期")
+    assert cutter.rust is not None
+    assert cutter.tokens("用人单位违反规定不办理住房公积金缴存登记") == \
+        tokenize.jieba_index_tokens("用人单位违反规定不办理住房公积金缴存登记").split()
+
+
+def test_no_mirror_when_the_totals_cannot_agree(monkeypatch):
+    pytest.importorskip("rjieba")
+    tok = tokenize.get_tokenizer()
+
+    class Smaller:  # a tokenizer whose total is below its words' sum: jieba-rs cannot divide by the same total
+        FREQ, dictionary, total = tok.FREQ, tok.dictionary, 1000
+    assert tokenize.rust_mirror(Smaller()) is None
