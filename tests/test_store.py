@@ -124,6 +124,26 @@ def test_bulk_keeps_each_document_whole_and_commits_in_batches(tmp_path):
     assert not store.conn().in_transaction
     hits = store.search('"年休假"')
     assert hits and {b.doc_id for b in store.blocks_by_rid([r for r, _ in hits]).values()} == {leave.doc_id}
+    # the batch's search rows are written once before each commit: exactly the blocks', none of the removed ones'
+    assert reader.execute("SELECT rowid FROM blocks_fts ORDER BY rowid").fetchall() == \
+        reader.execute("SELECT rid FROM blocks ORDER BY rid").fetchall()
+
+
+def test_a_document_replaced_twice_in_one_batch_keeps_only_its_last_search_rows(tmp_path):
+    store = Store(tmp_path / "kb.sqlite")
+    leave = parse_file(ANNUAL_LEAVE).document
+    changed = parse_file(ANNUAL_LEAVE).document
+    changed.blocks = changed.blocks[:3]
+    changed.content_hash = "changed"
+    with store.bulk(max_blocks=10 ** 6, max_seconds=3600):
+        assert store.put_document(leave) == "added"
+        assert store.put_document(changed) == "updated"  # the first one's rows were waiting: written, then deleted
+    c = store.conn()
+    assert c.execute("SELECT count(*) FROM blocks_fts").fetchone()[0] == 3
+    assert [r[0] for r in c.execute("SELECT rowid FROM blocks_fts ORDER BY rowid")] == \
+        [r[0] for r in c.execute("SELECT rid FROM blocks ORDER BY rid")]
+    assert {b.doc_id for b in store.blocks_by_rid([r for r, _ in store.search('"年休假"')]).values()} <= \
+        {changed.doc_id}
 
 
 def test_bulk_commits_the_finished_documents_when_the_batch_fails(tmp_path):
