@@ -364,8 +364,9 @@ class Orchestrator:
             if self._gate(query, f, strict, trace_obj, anchors):
                 found = f
                 break
-            if f.refused not in ("identifier", "tier", "polarity", "modifier", "additional"):
-                # another product's, tier's or case's (实现 / 未实现): the next may be the asked one's
+            if f.refused not in ("identifier", "tier", "polarity", "modifier", "additional", "period"):
+                # another product's, tier's, case's (实现 / 未实现) or period's (每月15元 for 一年多少钱): the next may be
+                # the asked one's
                 break
         timings["extract"] = _ms(t)
         if found is None and self.generator is not None and anchors and not fired:

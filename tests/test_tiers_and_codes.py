@@ -146,3 +146,17 @@ def test_a_code_asked_by_a_compound_noun_and_never_the_one_the_question_names(kb
     assert (a.status, a.value) == ("answered", {"kind": "text", "text": "0x01"}), a.reasoning
     for b in tried(kb, "SEL脚接47k电阻时，主机要用哪个从机地址？"):
         assert (b.get("value") or {}).get("text") not in ("I2C", "SEL"), b
+
+
+SUBSCRIPTION = ("# 某某云存储服务说明\n\n## 三、收费标准\n\n"
+                "3.1 云存储服务按套餐收费。月度套餐为每月15元，保存最近7日的录像；"
+                "年度套餐为每年168元，保存最近30日的录像。\n")
+
+
+def test_after_an_amount_per_another_period_the_next_extraction_is_tried(kb_of):
+    # 每月15元 is refused for a question asked per year; the sentence after it states the yearly amount
+    kb = kb_of({"某某云存储服务说明.md": SUBSCRIPTION})
+    a = kb.ask("某某云存储服务的录像每年要交多少元？")  # the monthly amount is the first extraction
+    assert a.status == "answered", a.to_dict()
+    assert (a.value or {}).get("number") == 168
+    assert "年度套餐为每年168元" in a.evidence[0].text
