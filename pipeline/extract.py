@@ -412,6 +412,7 @@ def compile_templates(rules: list[dict], measure_units: Optional[list[str]] = No
 _U = "(?P<u>" + "|".join(map(re.escape, VALUES["range_units"])) + ")"  # dictionaries/units.yaml
 _U2 = "(?P<u2>" + "|".join(map(re.escape, VALUES["range_second_units"])) + ")?"
 _N = PLACEHOLDERS["NUM"]
+_CLOCK_BEFORE = "时点:："  # before the figure of 分, a clock's hour (8时30分)
 _RANGES = [
     # 工作6-10年者, 迟到11-20分钟: an inclusive span, common in handbooks' graded tables
     (regex.compile(rf"(?<![\d:：.])(?P<a>\d+)\s*(?:-|－|~|～|〜|至|到)\s*(?P<b>\d+)\s*{_U}"), "ab="),
@@ -477,6 +478,8 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
             if any(a <= m.start() < b for a, b in taken):
                 continue
             u = m.group("u")
+            if u == "分" and text[max(0, m.start("a" if "a" in kind else "b") - 1)] in _CLOCK_BEFORE:
+                continue  # 8时30分至11时30分: minutes of a time of day, not points of a score
             a = _num(m.groupdict().get("a")) if "a" in kind else None
             b = _num(m.groupdict().get("b")) if "b" in kind else None
             u2 = m.groupdict().get("u2") or u

@@ -99,3 +99,15 @@ def test_a_family_name_with_x_names_its_members():
     assert _names_identifier("stm32f10x参考手册", "stm32f103")
     assert not _names_identifier("ch32v00x评估板说明书", "ch32v103")
     assert not _names_identifier("ch32v00x评估板说明书", "ch32v0035")  # another length is another part
+
+
+def test_points_of_a_score_are_ranges_but_minutes_of_a_clock_are_not():
+    from pipeline.extract import condition_match, range_conditions
+    from pipeline.numbers import find_quantities
+    assert [c[:4] for c in range_conditions("考核得分80分至89分的，拨付70%")] == [("points", 80.0, 89.0, True)]
+    assert [c[:4] for c in range_conditions("累积记分满12分的")] == [("points", 12.0, float("inf"), False)]
+    assert range_conditions("办理时间为上午8时30分至11时30分") == []  # a time of day
+    assert range_conditions("每日8:30分至17:30分开放") == []
+    assert [c[0] for c in range_conditions("迟到3至8分钟的")] == ["hours"]  # 分钟 stays a duration
+    assert condition_match(find_quantities("考核得了85分"), "80分至89分的，拨付70%") == 1.0
+    assert condition_match(find_quantities("考核得了95分"), "80分至89分的，拨付70%") == -1.0
