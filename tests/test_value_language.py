@@ -327,3 +327,16 @@ def test_a_noun_that_only_names_the_kind_of_value_is_left_out_of_the_coverage_ba
     q = kb.orchestrator.analyzer.run("某某办法的施行日期是哪天？")
     assert q.constraints["asked_kind_noun"] == ["日期"]
     assert "日期" in q.weights and "日期" not in _gate_query(q).weights
+
+
+EVENT_START = ("# 某某设备买卖合同\n\n## 第五条 付款与发票\n\n5.1 甲方应当自收到货款之日起3日内开具发票。\n\n"
+               "## 第六条 质量保证\n\n6.1 质保期为12个月，自设备验收合格之日起计算。\n")
+
+
+def test_a_start_that_is_an_event_answers_from_when(kb_of):
+    kb = kb_of({"某某设备买卖合同.md": EVENT_START})
+    a = kb.ask("某某设备买卖合同的质保期从哪天起算？")
+    assert a.status == "answered" and a.value == {"kind": "text", "text": "设备验收合格之日"}, a.to_dict()
+    # a period counted from an event is a duration's answer, not the event
+    b = kb.ask("某某设备买卖合同里，甲方收到货款后几天内开发票？")
+    assert (b.value or {}).get("number") == 3 and (b.value or {}).get("unit") == "日", b.to_dict()
