@@ -340,3 +340,11 @@ def test_a_start_that_is_an_event_answers_from_when(kb_of):
     # a period counted from an event is a duration's answer, not the event
     b = kb.ask("某某设备买卖合同里，甲方收到货款后几天内开发票？")
     assert (b.value or {}).get("number") == 3 and (b.value or {}).get("unit") == "日", b.to_dict()
+
+
+def test_first_time_is_which_time_not_how_often(kb_of):
+    # 几天内…第一次: a time limit for the first filing, not 多久…一次 (how often), which only a period answers
+    kb = kb_of({"某某公司利益冲突申报管理办法.md": "# 某某公司利益冲突申报管理办法\n\n## 第五条 申报时限\n\n"
+                "（一）入职申报：新入职员工应在入职之日起15日内完成首次申报；\n\n（二）年度申报：每年1月31日前完成。\n"})
+    a = kb.ask("新入职员工应在入职之日起几天内完成第一次申报？")
+    assert a.status == "answered" and a.value == {"kind": "duration", "number": 15, "unit": "日"}, a.to_dict()
