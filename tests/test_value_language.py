@@ -348,3 +348,11 @@ def test_first_time_is_which_time_not_how_often(kb_of):
                 "（一）入职申报：新入职员工应在入职之日起15日内完成首次申报；\n\n（二）年度申报：每年1月31日前完成。\n"})
     a = kb.ask("新入职员工应在入职之日起几天内完成第一次申报？")
     assert a.status == "answered" and a.value == {"kind": "duration", "number": 15, "unit": "日"}, a.to_dict()
+
+
+def test_how_a_price_is_set_is_answered_with_the_rate(kb_of):
+    kb = kb_of({"某某软件开发合同.md": "# 某某软件开发合同\n\n## 第八条 需求变更\n\n8.1 项目开发期间累计免费变更工作量以30人日为限。\n\n"
+                "8.2 超过30人日的，超出部分按每人日2800元计算费用。\n"})
+    a = kb.ask("某某软件开发合同里，超过30人日的超出部分怎么计费？")
+    assert a.status == "answered" and (a.value or {}).get("number") == 2800, a.to_dict()
+    assert (a.value or {}).get("unit") == "元"
