@@ -183,9 +183,16 @@ class AnswerKindGrammar:
     def _link(self, text: str, inters: list[tuple[int, int]]) -> Optional[AnswerKind]:
         """The value noun nearest to an interrogative it attaches to."""
         best: Optional[tuple[int, int, AnswerKind]] = None  # (gap, preference, kind)
-        for m in self._noun_rx.finditer(text, overlapped=False):
+        # 押金按面积怎么算: a noun after 按 / 根据 is the basis of the asked value, not its kind; the basis phrase stands
+        # between another noun and the interrogative like a bound does (押金 … 怎么算)
+        nouns = list(self._noun_rx.finditer(text, overlapped=False))
+        basis = [(m.start() - len(mk.group(0)), m.end()) for m in nouns
+                 if (mk := _BASIS.search(text, 0, m.start())) is not None and mk.end() == m.start()]
+        for m in nouns:
             noun = m.group(0)
             r = self._nouns[noun]
+            if any(s < m.start() and m.end() == e for s, e in basis):
+                continue
             for a, b in inters:
                 if m.start() >= b:  # 什么费率: the noun follows the interrogative
                     gap, how = len(_LATIN_WORD.sub("x", text[b:m.start()])), "after"  # 哪个Flash地址: a word counts one
@@ -197,7 +204,9 @@ class AnswerKindGrammar:
                 elif m.end() <= a and (r.get("link") != "after" or text[m.end():a] in self.after_link_words):  # 电压应设为多少
                     gap, how = a - m.end(), "before"
                     limit = self.before_gap
-                    if self._before_rx is not None and not self._before_rx.match(text[m.end():a]):
+                    link = "".join(c for i, c in enumerate(text[m.end():a], m.end())
+                                   if not any(s <= i < e for s, e in basis))
+                    if self._before_rx is not None and not self._before_rx.match(link):
                         continue
                 else:
                     continue
@@ -213,6 +222,9 @@ class AnswerKindGrammar:
                 if best is None or key < best[:2]:
                     best = (key[0], key[1], self._make(r, noun, how))
         return best[2] if best else None
+
+
+_BASIS = regex.compile(r"(?:按照|依照|根据|依据|按)$")  # right before a noun: the basis it is counted by
 
 
 __all__ = ["AnswerKind", "AnswerKindGrammar", "VALUE_KINDS"]
