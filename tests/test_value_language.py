@@ -356,3 +356,21 @@ def test_how_a_price_is_set_is_answered_with_the_rate(kb_of):
     a = kb.ask("某某软件开发合同里，超过30人日的超出部分怎么计费？")
     assert a.status == "answered" and (a.value or {}).get("number") == 2800, a.to_dict()
     assert (a.value or {}).get("unit") == "元"
+
+
+def test_a_noun_after_an_is_the_basis_not_the_asked_kind(kb_of):
+    kb = kb_of({"某某小区物业服务合同.md": "# 某某小区物业服务合同\n\n## 第六条 物业服务费用\n\n"
+                "6.1 管理费按建筑面积计收，每平方米每月2.5元。\n\n6.2 小区总建筑面积为86000平方米。\n"})
+    a = kb.ask("某某小区物业服务合同里，管理费按建筑面积怎么算？")
+    assert a.status == "answered" and a.value == {"kind": "money", "number": 2.5, "unit": "元"}, a.to_dict()
+
+
+def test_a_wait_before_doing_again_is_not_how_often(kb_of):
+    # 隔多久才能再开: a wait (间隔3分钟以上); only 每隔多久 / 多久…一次 ask how often
+    kb = kb_of({"某某空调使用说明书.md": "# 某某空调使用说明书\n\n## 注意事项\n\n"
+                "关机后须间隔3分钟以上方可重新开机，以保护压缩机。\n\n空气滤网应每2周清洗一次。\n"})
+    a = kb.ask("某某空调关机后要隔多久才能重新开机？")
+    assert a.status == "answered" and (a.value or {}).get("number") == 3, a.to_dict()
+    b = kb.ask("某某空调的空气滤网每隔多久清洗？")
+    assert b.status == "answered" and (b.value or {}).get("number") == 2 and (b.value or {}).get("unit") == "周", \
+        b.to_dict()
