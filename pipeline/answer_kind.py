@@ -15,6 +15,7 @@ from typing import Optional
 
 import regex
 
+from . import cues
 from .numbers import canonical_unit
 from .rules import Field, RuleSet, register_schema
 
@@ -224,7 +225,9 @@ class AnswerKindGrammar:
         return best[2] if best else None
 
 
-_BASIS = regex.compile(r"(?:按照|依照|根据|依据|按)$")  # right before a noun: the basis it is counted by
+# right before a noun: the basis it is counted by (rules/pipeline_cues.yaml value_kind.basis_before)
+_BASIS = regex.compile("(?:" + "|".join(regex.escape(w) for w in sorted(cues.words("value_kind.basis_before"), key=len,
+                                                                          reverse=True)) + ")$")
 
 
 __all__ = ["AnswerKind", "AnswerKindGrammar", "VALUE_KINDS"]

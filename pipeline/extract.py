@@ -412,7 +412,7 @@ def compile_templates(rules: list[dict], measure_units: Optional[list[str]] = No
 _U = "(?P<u>" + "|".join(map(re.escape, VALUES["range_units"])) + ")"  # dictionaries/units.yaml
 _U2 = "(?P<u2>" + "|".join(map(re.escape, VALUES["range_second_units"])) + ")?"
 _N = PLACEHOLDERS["NUM"]
-_CLOCK_BEFORE = "时点:："  # before the figure of 分, a clock's hour (8时30分)
+_CLOCK_BEFORE = _cues.chars("range.clock_before")  # before the figure of 分, a clock's hour (8时30分)
 _RANGES = [
     # 工作6-10年者, 迟到11-20分钟: an inclusive span, common in handbooks' graded tables
     (regex.compile(rf"(?<![\d:：.])(?P<a>\d+)\s*(?:-|－|~|～|〜|至|到)\s*(?P<b>\d+)\s*{_U}"), "ab="),

@@ -471,11 +471,6 @@ class _SearchCutter:
             words += buf
 
 
-# strings whose search words depend on the dictionary's total frequency (near ties between a word and its parts):
-# the mirror must segment them as jieba does, or it is not used
-_MIRROR_PROBES = ("坚持预防与应急相结合的原则", "定额管理相结合的制度", "结婚的和尚未结婚的", "他说的确实在理",
-                  "中华人民共和国劳动合同法", "用人单位自用工之日起即与劳动者建立劳动关系", "南京市长江大桥",
-                  "乒乓球拍卖完了", "工信处女干事每月经过下属科室都要亲口交代")
 
 
 def rust_mirror(tok):
@@ -523,7 +518,7 @@ def rust_mirror(tok):
         if gap:
             mirror.add_word("\ue000\ue001", gap, None)
         cutter = _SearchCutter(tok)
-        for probe in _MIRROR_PROBES:
+        for probe in cues.words("tokenize.mirror_probes"):  # rules/pipeline_cues.yaml
             if mirror.cut_for_search(probe, True) != cutter._block(probe):
                 _log.warning("jieba-rs segments %r differently from jieba: index tokens stay in Python", probe)
                 return None
