@@ -205,8 +205,9 @@ class AnswerKindGrammar:
                 elif m.end() <= a and (r.get("link") != "after" or text[m.end():a] in self.after_link_words):  # 电压应设为多少
                     gap, how = a - m.end(), "before"
                     limit = self.before_gap
-                    link = "".join(c for i, c in enumerate(text[m.end():a], m.end())
-                                   if not any(s <= i < e for s, e in basis))
+                    link = text[m.end():a]
+                    if basis:  # 押金按面积怎么算: the basis phrase is left out of what links the noun
+                        link = "".join(c for i, c in enumerate(link, m.end()) if not any(s <= i < e for s, e in basis))
                     if self._before_rx is not None and not self._before_rx.match(link):
                         continue
                 else:

@@ -337,9 +337,7 @@ class Store:
         bulk = getattr(self._local, "bulk", None)
         with self._write_lock, self._coded():
             c = self.conn()
-            if bulk is not None:
-                bulk.before_delete(c, doc.source)
-            with self._tx(c):
+            with self._tx(c, doc.source):
                 self._archive(c, doc)
                 existed = self._delete_doc(c, doc.source)
                 c.execute(
@@ -367,12 +365,14 @@ class Store:
         self._bump()
         return "updated" if existed else "added"
 
-    def _tx(self, c: sqlite3.Connection) -> contextlib.AbstractContextManager[None]:
-        """A write transaction on ``c``; inside :meth:`bulk`, a savepoint in the batch's open transaction (begun
-        here when none is open), so that one failed write is undone alone and those before it stay."""
+    def _tx(self, c: sqlite3.Connection, source: str) -> contextlib.AbstractContextManager[None]:
+        """A write transaction on ``c`` that replaces or removes the document of ``source``; inside :meth:`bulk`, a
+        savepoint in the batch's open transaction (begun here when none is open), so that one failed write is undone
+        alone and those before it stay, after the batch's waiting search rows (that document's among them) are written."""
         bulk = getattr(self._local, "bulk", None)
         if bulk is None:
             return _write_tx(c)
+        bulk.before_delete(c, source)
         if not c.in_transaction:
             c.execute("BEGIN IMMEDIATE")
             bulk.began = time.monotonic()
@@ -443,10 +443,7 @@ class Store:
         """Delete the document with this source name, all its versions included; True if it existed."""
         with self._write_lock, self._coded():
             c = self.conn()
-            bulk = getattr(self._local, "bulk", None)
-            if bulk is not None:
-                bulk.before_delete(c, source)
-            with self._tx(c):
+            with self._tx(c, source):
                 existed = self._delete_doc(c, source)
                 old = [r[0] for r in c.execute("SELECT DISTINCT doc_id FROM doc_versions WHERE source=?", (source,))]
                 for doc_id in old:

@@ -270,7 +270,8 @@ def jieba_index_tokens(text: str) -> str:
 
 _RUN_SYMBOLS = "+#&.%-"  # the characters of jieba's re_han_default runs that _WORD does not match
 _RUN_SYMBOL = re.compile("[" + re.escape(_RUN_SYMBOLS) + "]")
-_RUN_SYMBOL_ANY = re.compile(r"[+#&._%\-]")  # runs with these go to _block: jieba-rs splits 2024-01-17, a.b.cn otherwise
+# runs with any symbol of re_han_default (_ too) go to _block: jieba-rs cuts 2024-01-17 and a.b.cn otherwise
+_RUN_SYMBOL_ANY = re.compile("[" + re.escape(_RUN_SYMBOLS + "_") + "]")
 _NO_WORD = float("-inf")  # the best score from a position before any word from it is seen
 # characters of runs a process segments in Python before it builds the jieba-rs mirror (0: never). The mirror
 # costs about 1.3 s to build and saves about 2 µs a character, so it pays from about 600,000 characters (2 MB of
@@ -471,8 +472,6 @@ class _SearchCutter:
             words += buf
 
 
-
-
 def rust_mirror(tok):
     """A jieba-rs tokenizer (the ``rjieba`` wheel) holding ``tok``'s dictionary and total, whose
     ``cut_for_search`` of a run without +#&._%- gives jieba's words; None when rjieba is not installed, a
@@ -499,19 +498,13 @@ def rust_mirror(tok):
                 word, freq = line.split(" ")[:2]
                 last[word] = int(freq)
                 mirror.add_word(word, int(freq), None)
-        user = re.compile(r"^(.+?)( [0-9]+)?( [a-z]+)?$", re.U)  # jieba's re_userdict
-        for path, _ in _files or ():
-            with open(path, "rb") as f:
-                for raw in f:
-                    line = raw.strip().decode("utf-8").lstrip("\ufeff")
-                    if not line or line.startswith("#"):
-                        continue
-                    word = user.match(line).group(1).strip()
-                    freq = int(tok.FREQ.get(word) or 0)
-                    if freq <= 0:
-                        return None
-                    last[word] = freq
-                    mirror.add_word(word, freq, None)
+        for word in user_words():  # with the frequency jieba gave each (suggested where the file names none)
+            word = word.lstrip("\ufeff")
+            freq = int(tok.FREQ.get(word) or 0)
+            if freq <= 0:
+                return None
+            last[word] = freq
+            mirror.add_word(word, freq, None)
         gap = tok.total - sum(last.values())
         if gap < 0:
             return None

@@ -1,6 +1,8 @@
 """Kinds of language: a threshold asked 到什么程度 (strategy threshold), an upper bound on a count (count.maximum),
 a day counted from the month or year (date.relative), 哪里的法院 as an agent question, an office named by its duty
 (who.office_is), a named document's own term (strategy expiry.term) and shares as conditions (超过百分之七十的)."""
+import pytest
+
 from pipeline.extract import condition_match, range_conditions
 from pipeline.numbers import find_quantities
 
@@ -342,27 +344,24 @@ def test_a_start_that_is_an_event_answers_from_when(kb_of):
     assert (b.value or {}).get("number") == 3 and (b.value or {}).get("unit") == "日", b.to_dict()
 
 
-def test_first_time_is_which_time_not_how_often(kb_of):
+@pytest.mark.parametrize("name,text,question,value", [
     # 几天内…第一次: a time limit for the first filing, not 多久…一次 (how often), which only a period answers
-    kb = kb_of({"某某公司利益冲突申报管理办法.md": "# 某某公司利益冲突申报管理办法\n\n## 第五条 申报时限\n\n"
-                "（一）入职申报：新入职员工应在入职之日起15日内完成首次申报；\n\n（二）年度申报：每年1月31日前完成。\n"})
-    a = kb.ask("新入职员工应在入职之日起几天内完成第一次申报？")
-    assert a.status == "answered" and a.value == {"kind": "duration", "number": 15, "unit": "日"}, a.to_dict()
-
-
-def test_how_a_price_is_set_is_answered_with_the_rate(kb_of):
-    kb = kb_of({"某某软件开发合同.md": "# 某某软件开发合同\n\n## 第八条 需求变更\n\n8.1 项目开发期间累计免费变更工作量以30人日为限。\n\n"
-                "8.2 超过30人日的，超出部分按每人日2800元计算费用。\n"})
-    a = kb.ask("某某软件开发合同里，超过30人日的超出部分怎么计费？")
-    assert a.status == "answered" and (a.value or {}).get("number") == 2800, a.to_dict()
-    assert (a.value or {}).get("unit") == "元"
-
-
-def test_a_noun_after_an_is_the_basis_not_the_asked_kind(kb_of):
-    kb = kb_of({"某某小区物业服务合同.md": "# 某某小区物业服务合同\n\n## 第六条 物业服务费用\n\n"
-                "6.1 管理费按建筑面积计收，每平方米每月2.5元。\n\n6.2 小区总建筑面积为86000平方米。\n"})
-    a = kb.ask("某某小区物业服务合同里，管理费按建筑面积怎么算？")
-    assert a.status == "answered" and a.value == {"kind": "money", "number": 2.5, "unit": "元"}, a.to_dict()
+    ("某某公司利益冲突申报管理办法", "## 第五条 申报时限\n\n（一）入职申报：新入职员工应在入职之日起15日内完成首次申报；\n\n"
+     "（二）年度申报：每年1月31日前完成。", "新入职员工应在入职之日起几天内完成第一次申报？",
+     {"kind": "duration", "number": 15, "unit": "日"}),
+    # 怎么计费: how a price is set is answered with the rate
+    ("某某软件开发合同", "## 第八条 需求变更\n\n8.1 项目开发期间累计免费变更工作量以30人日为限。\n\n"
+     "8.2 超过30人日的，超出部分按每人日2800元计算费用。", "某某软件开发合同里，超过30人日的超出部分怎么计费？",
+     {"kind": "money", "number": 2800, "unit": "元"}),
+    # a noun after 按 is the basis (建筑面积), not the asked kind (money)
+    ("某某小区物业服务合同", "## 第六条 物业服务费用\n\n6.1 管理费按建筑面积计收，每平方米每月2.5元。\n\n"
+     "6.2 小区总建筑面积为86000平方米。", "某某小区物业服务合同里，管理费按建筑面积怎么算？",
+     {"kind": "money", "number": 2.5, "unit": "元"}),
+])
+def test_the_asked_kind_read_from_everyday_wording(kb_of, name, text, question, value):
+    kb = kb_of({f"{name}.md": f"# {name}\n\n{text}\n"})
+    a = kb.ask(question)
+    assert a.status == "answered" and a.value == value, a.to_dict()
 
 
 def test_a_wait_before_doing_again_is_not_how_often(kb_of):
