@@ -249,6 +249,43 @@ def replay(rows: list[dict], accept) -> tuple[int, int]:
     return right, wrong
 
 
+def group_of(name: str) -> str:
+    """The kind of set ``name`` is: its own documents (the judge's kinds: contracts, manuals, datasheets, company
+    policies, notices, one local regulation), the dev corpus (statutes), or the training corpus (statutes and
+    scanned PDFs of ../shared/eval/train)."""
+    from score_sealed import own_docs
+
+    return "dev corpus" if name in DEV_CORPUS else "own documents" if own_docs(name) is not None else "training corpus"
+
+
+def against(rows: list[dict], probs: dict[int, float], weights: str,
+            thresholds: tuple[float, ...] = (0.6, 0.65, 0.7, 0.75, 0.8, 0.85)) -> str:
+    """Per group of sets (:func:`group_of`): the rules', the gate ``weights``' own (its threshold) and, at each of
+    ``thresholds``, the gate ``weights``' and the held-out new gate's (right, wrong). The ``weights`` gate is held
+    out only on sets it was not trained on (its manifest lists them)."""
+    from pipeline.verify import load_model
+
+    old = load_model(weights)
+
+    def p_old(g: dict) -> float:
+        f = dict(g["features"])
+        if "method_prior" in old.names:
+            f["method_prior"] = old.method_prior(g["method"])
+        return old.probability(f)
+
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(group_of(r["set"]), []).append(r)
+    lines = [f"against {weights} (threshold {old.threshold}); (right, wrong) at " + ", ".join(map(str, thresholds))]
+    for name, rs in sorted(groups.items()):
+        lines.append(f"  {name}: {len(rs)} questions, {sum(r['answerable'] for r in rs)} answerable; rules "
+                     f"{_replay_rules(rs)}, that gate at its threshold {replay(rs, lambda g: p_old(g) >= old.threshold)}")
+        lines.append("    that gate: " + " ".join(str(replay(rs, lambda g, t=t: p_old(g) >= t)) for t in thresholds))
+        lines.append("    new, held out: " + " ".join(str(replay(rs, lambda g, t=t: probs[id(g)] >= t))
+                                                   for t in thresholds))
+    return "\n".join(lines)
+
+
 def _replay_rules(rows: list[dict]) -> tuple[int, int]:
     """The rules' own figures (their decisions, two-ask questions included)."""
     right = sum(r["final_right"] and r["answerable"] for r in rows)
@@ -273,6 +310,10 @@ def main() -> int:
     ap.add_argument("--model", choices=["trees", "logistic"], default="trees")
     ap.add_argument("--folds", choices=["document", "set"], default="document",
                     help="held out: ten folds of documents (default), or one set at a time")
+    ap.add_argument("--against", help="a gate's weights.json (e.g. models/gate/weights.json, the shipped one): print "
+                    "its (right, wrong) beside the held-out new gate's at the same thresholds, for each group of "
+                    "sets (own documents, training corpus, dev corpus): a new gate ships only if it does better at "
+                    "the same wrong-answer count, not by moving along the curve")
     ap.add_argument("--drop", default="", help="features left out (comma-separated), to measure what one adds")
     ap.add_argument("--method-prior", type=float, default=10.0,
                     help="the feature method_prior (each extraction method's training share of right answers, "
@@ -329,6 +370,8 @@ def main() -> int:
         mark = "  <- chosen" if c is best else ""
         print(f"  {c['threshold']:.2f}  {c['right']}  {c['wrong']}  {c['accuracy']:.3f}  {c['wrong_rate']:.3f}  "
               f"{c['gain']:+.1f}{mark}")
+    if args.against:
+        print(against(rows, probs, args.against))
     _, model = fit_kind(args.model, x_all, y_all, names, args.l2, prior_all)
     model["threshold"] = best["threshold"]
     out = Path(args.out)
