@@ -173,3 +173,33 @@ def test_train_gate_method_priors_are_smoothed_shares_of_right_extractions():
     assert p == {"default": 0.45, "smoothing": 10.0, "table": {"strategy:b": 0.225, "template:a": 0.675}}
     rows = mod.matrix([{"method": "template:z", "features": {"coverage": 0.3}}], ["coverage", "method_prior"], p)
     assert rows.tolist() == [[0.3, 0.45]]  # an unseen method reads the mean
+
+
+def test_against_compares_an_existing_gate_with_the_held_out_one_per_group_of_sets(tmp_path):
+    """scripts/train_gate.py --against: each group of sets (own documents / training corpus / dev corpus) replayed
+    with the existing gate (a stump on coverage) and with the new gate's held-out probabilities, same thresholds."""
+    mod = load_script("train_gate")
+    assert [mod.group_of(n) for n in ("dev", "set2", "s100", "s184")] == \
+        ["dev corpus", "dev corpus", "training corpus", "own documents"]
+    w = tmp_path / "w.json"
+    w.write_text(json.dumps(dict(TREES, trees=TREES["trees"][:1], features=["coverage"], monotone=["coverage"],
+                                 base=0.0)), encoding="utf-8")
+
+    def row(name, coverage, right):  # one question, one extraction the rules refused under the bar
+        g = {"decision": "refuse_cover", "features": {"coverage": coverage}, "method": "template:a",
+             "right": right, "wrong": not right}
+        return {"set": name, "id": f"{name}q1", "answerable": True, "final_right": False, "final_wrong": False,
+                "gates": [g]}
+
+    rows = [row("s184", 0.9, True), row("s184", 0.8, False), row("s100", 0.2, True)]
+    probs = {id(rows[0]["gates"][0]): 0.9, id(rows[1]["gates"][0]): 0.3, id(rows[2]["gates"][0]): 0.7}
+    load_model.cache_clear()
+    out = mod.against(rows, probs, str(w), thresholds=(0.5, 0.8)).splitlines()
+    # the stump: coverage > 0.5 → p = σ(1) = 0.73 (accepted at 0.5, not at 0.8), else σ(−1) = 0.27
+    assert out[1:] == [
+        "  own documents: 2 questions, 2 answerable; rules (0, 0), that gate at its threshold (1, 1)",
+        "    that gate: (1, 1) (0, 0)",
+        "    new, held out: (1, 0) (1, 0)",
+        "  training corpus: 1 questions, 1 answerable; rules (0, 0), that gate at its threshold (0, 0)",
+        "    that gate: (0, 0) (0, 0)",
+        "    new, held out: (1, 0) (0, 0)"]
