@@ -4,6 +4,7 @@ bar and above it: one command, held-out figures, weights + manifest.
 
 usage: scripts/train_gate.py --db DEV_STORE --train-db TRAIN_STORE [--out models/gate] [--max-wrong 0.03]
                              [--model trees|logistic] [--ranker-folds DIR] [--dbdir SEALED_STORES]
+                             [--against models/gate/weights.json]
        scripts/train_gate.py --rows A.jsonl,B.jsonl [...]        (rows written by scripts/gate_data.py)
 
 1. Asks every training question (dev, tests/data/fresh, the practice sets and the sealed sets already scored:
@@ -251,8 +252,8 @@ def replay(rows: list[dict], accept) -> tuple[int, int]:
 
 def group_of(name: str) -> str:
     """The kind of set ``name`` is: its own documents (the judge's kinds: contracts, manuals, datasheets, company
-    policies, notices, one local regulation), the dev corpus (statutes), or the training corpus (statutes and
-    scanned PDFs of ../shared/eval/train)."""
+    policies, notices, one local regulation), the dev corpus (statutes), or the training corpus (../shared/eval/train:
+    statutes and regulations, and the manuals, contracts and policies of its other/ folder)."""
     from score_sealed import own_docs
 
     return "dev corpus" if name in DEV_CORPUS else "own documents" if own_docs(name) is not None else "training corpus"
