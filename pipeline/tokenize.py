@@ -90,7 +90,7 @@ def user_words(paths: Optional[Sequence[Path]] = None) -> list[str]:
     out = []
     for p in paths:
         try:
-            text = Path(p).read_text(encoding="utf-8")
+            text = Path(p).read_text(encoding="utf-8-sig")  # a BOM is no part of the first word (jieba strips it too)
         except OSError:
             continue
         out += [l.split()[0] for l in text.splitlines() if l.strip() and not l.lstrip().startswith("#")]
@@ -499,7 +499,6 @@ def rust_mirror(tok):
                 last[word] = int(freq)
                 mirror.add_word(word, int(freq), None)
         for word in user_words():  # with the frequency jieba gave each (suggested where the file names none)
-            word = word.lstrip("\ufeff")
             freq = int(tok.FREQ.get(word) or 0)
             if freq <= 0:
                 return None
