@@ -160,6 +160,40 @@ def test_company_rule_above_a_statutory_floor_is_resolved_by_a_stated_rule(tmp_p
     assert any(r.startswith("来源冲突已按规则 conflict.statute_floor 处理") for r in a.reasoning)
 
 
+COMPANY_RULE = """# 晨曦包装材料有限公司考勤与休假管理办法
+
+第五条 女员工生育的，享受产假90日。
+"""
+
+PORT_RULE = """# 临港口岸服务条例
+
+2021年5月8日临港市第十五届人民代表大会常务委员会第九次会议通过
+
+<!-- INFO END -->
+
+第九条 口岸查验单位应当在2小时内完成查验。
+"""
+
+
+def test_company_rule_outside_a_policy_folder_is_internal_and_never_overrides_a_statute(tmp_path):
+    # a rule named after the company that issued it is the company's own, wherever it lies; so its 90日 is
+    # checked against the statute's 98天 and both are shown (it was a 部门规章 once, and answered alone)
+    kb = make_kb(tmp_path, {"女职工劳动保护特别规定(2012-04-28).md": STATUTE, "晨曦考勤与休假管理办法.md": COMPANY_RULE,
+                            "临港口岸服务条例.md": PORT_RULE})
+    kinds = {d["source"]: (d["meta"]["source_profile"]["doc_kind"], d["meta"]["source_profile"]["kind_rule"])
+             for d in kb.store.documents()}
+    assert kinds == {"女职工劳动保护特别规定(2012-04-28).md": ("administrative_regulation", "kind.administrative_regulation"),
+                     "晨曦考勤与休假管理办法.md": ("internal_policy", "kind.internal.company"),
+                     "临港口岸服务条例.md": ("local_regulation", "kind.local_regulation.adopted")}
+    a = kb.ask("女员工生孩子能休多少天产假？")
+    assert a.status == "ambiguous", a.reasoning
+    assert [(i["doc_kind"], i["value"]["number"]) for i in a.value["items"]] == [
+        ("administrative_regulation", 98), ("internal_policy", 90)]
+    b = kb.ask("口岸查验单位应当在多长时间内完成查验？")
+    assert b.status == "answered", b.reasoning
+    assert (b.value, b.evidence[0].doc_kind) == ({"kind": "duration", "number": 2, "unit": "小时"}, "local_regulation")
+
+
 # --- navigation ---------------------------------------------------------------------------------------
 
 def test_open_question_gets_a_navigation_card(tmp_path):
