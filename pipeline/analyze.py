@@ -18,7 +18,7 @@ from . import cues
 from . import specs  # noqa: F401  (registers the spec rule kind: rules/specs/*.yaml)
 from .answer_kind import AnswerKindGrammar
 from .fold import fold
-from .numbers import CN_DIGITS as CN_NUMERALS, find_quantities
+from .numbers import CN_DIGITS as CN_NUMERALS, find_quantities, spoken_money
 from .rules import Field, RuleSet, register_schema
 from .store import Store
 from .text import strip_asides
@@ -281,9 +281,10 @@ class QueryAnalyzer:
             q.entities.extend(quoted)
             q.constraints["quoted"] = quoted  # the asker's exact words: evidence must contain them
         from .extract import range_conditions  # one definition of what a condition is
-        ranges = range_conditions(question)
+        written = spoken_money(question)  # 罚了两千块: 两千元 (as long as the question: offsets hold)
+        ranges = range_conditions(written)
         q.constraints["ranges"] = [r[:4] + (list(r[4]),) for r in ranges]
-        q.constraints["quantities"] = [x for x in find_quantities(question)
+        q.constraints["quantities"] = [x for x in find_quantities(written)
                                        if not any(a <= x["start"] < b for *_, (a, b) in ranges)]
 
         text_for_terms = question

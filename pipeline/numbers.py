@@ -73,6 +73,24 @@ def cn_number(text: str) -> Optional[float]:
         return None
 
 
+_SPOKEN = VALUES.get("spoken_money") or {}
+_SPOKEN_RX = re.compile(rf"({NUM}){re.escape(str(_SPOKEN['word']))}") if _SPOKEN else None
+
+
+def spoken_money(text: str) -> str:
+    """``text`` with money said as people speak it read as written (dictionaries/units.yaml spoken_money: 罚了两千块
+    → 罚了两千元), one character for one, so offsets into ``text`` hold. For a question, never a document."""
+    if _SPOKEN_RX is None:
+        return text
+
+    def sub(m: re.Match) -> str:
+        value = cn_number(m.group(1))
+        if value is None or value < float(_SPOKEN["min"]) or in_name(text, m.start(1)):
+            return m.group(0)
+        return m.group(1) + str(_SPOKEN["as"])
+    return _SPOKEN_RX.sub(sub, text)
+
+
 def canonical_unit(unit: str) -> str:
     """Fold unit spellings: 天→日, 个月→月, 个小时→小时, 个工作日→工作日, N·m→N.m."""
     u = unit or ""

@@ -373,3 +373,26 @@ def test_a_wait_before_doing_again_is_not_how_often(kb_of):
     b = kb.ask("某某空调的空气滤网每隔多久清洗？")
     assert b.status == "answered" and (b.value or {}).get("number") == 2 and (b.value or {}).get("unit") == "周", \
         b.to_dict()
+
+
+# --- money said as people speak it (dictionaries/units.yaml spoken_money) ----------------------------------
+
+@pytest.mark.parametrize("said,written", [
+    ("我被罚了两千块，能复议吗", "我被罚了两千元，能复议吗"),
+    ("预算8万块，还得谁批", "预算8万元，还得谁批"),
+    ("收了个50块钱的红包", "收了个50元钱的红包"),
+    ("一块表能绑几个人，两块电池能用多久，是哪四块", "一块表能绑几个人，两块电池能用多久，是哪四块"),  # pieces
+    ("CH32V208块的引脚", "CH32V208块的引脚"),  # the digits of a model name
+])
+def test_spoken_money_is_read_as_written_money(said, written):
+    from pipeline.numbers import spoken_money
+    assert spoken_money(said) == written
+    assert len(spoken_money(said)) == len(said)  # offsets into the question hold
+
+
+def test_a_spoken_amount_is_a_condition_in_money():
+    from pipeline.numbers import spoken_money
+    q = "办事交的停车费超过50块的还能报销吗"
+    assert range_conditions(q) == []
+    assert [(r[0], round(r[1]), r[2]) for r in range_conditions(spoken_money(q))] == [("yuan", 50, float("inf"))]
+    assert [(x["number"], x["unit"]) for x in find_quantities(spoken_money("罚了两千块"))] == [(2000, "元")]
