@@ -513,6 +513,18 @@ def _figures(quantities: list[dict], dims: set[str]) -> list[tuple[str, float]]:
     return out
 
 
+def value_in_question(query: Query, value: Optional[dict]) -> bool:
+    """Is the value's figure one the question gives itself (满2年, 25A量程)? The same number in another unit is
+    another figure (查一次 does not give 每季度 as 1 季度)."""
+    v = (value or {}).get("number")
+    if not isinstance(v, (int, float)):
+        return False
+    v_unit = canonical_unit(str((value or {}).get("unit") or ""))
+    return any(isinstance(q.get("number"), (int, float)) and float(q["number"]) == float(v)
+               and (not v_unit or not q.get("unit") or canonical_unit(str(q["unit"])) == v_unit)
+               for q in query.constraints.get("quantities") or [])
+
+
 def condition_match(question_quantities: list[dict], text: str, question_ranges: Optional[list] = None,
                     nearest: bool = False) -> float:
     """+1 when the question's condition fits a condition of ``text``, -1 when it contradicts it, else 0.
@@ -597,6 +609,10 @@ class ExtractSettings:
     window_before: int = 2
     window_after: int = 3
     min_coverage: float = 0.45   # share of the question's term weight the evidence must contain
+    # a value question's extraction whose figure is one the asker gave (25A量程的芯片在105℃下能过多少电流 → 25A) reads
+    # the asker's condition as the answer: it ranks this much lower, so that another reading (the 105℃ row's
+    # 20A) comes first; alone, it still goes to the gate, which weighs it (verify "value_in_question")
+    asked_figure_penalty: float = 0.5
 
 
 @dataclass
@@ -771,6 +787,9 @@ class Extractor:
             found = [f for f in found if any(b.type != "heading" for b, _, _, _ in f.evidence)]
             for f in found:
                 f.score += anchor.score - 0.05 * rank
+                if query.qtype != "yesno" and value_in_question(query, f.value):
+                    f.score -= self.settings.asked_figure_penalty
+                    f.reasons.append(_ASKED_FIGURE)
                 f.rank = rank
                 out.append(f)
         return out
@@ -1448,12 +1467,19 @@ class Extractor:
         picked = []
         for row in rows:
             keys = [c for c, k in ((c, _KEY_NOISE.sub("", c)) for c in row)
-                    if len(k) >= 2 and k in bare and not re.fullmatch(r"[\d.\s%]+", c)]
+                    if len(k) >= 2 and _key_in(k, bare) and not re.fullmatch(r"[\d.\s%]+", c)]
             if keys:
                 picked.append((row, max(keys, key=len), len(set(keys))))
         # 输出2.8V、DFN-6封装的型号: the rows that hold more of the question's key cells than the others do
         most = max((n for _, _, n in picked), default=0)
         picked = [(row, key) for row, key, n in picked if n == most]
+        focus = query.constraints.get("focus") or ""
+        if len(picked) > 1 and len(focus) >= 2:
+            # 25A量程的芯片在105℃环境温度下能过多少电流: 25A stands in the column of what is asked (最大连续电流: 电流),
+            # so it is another row's value, not a key; 105℃ under 环境温度 is the row's key
+            keyed = [(row, key) for row, key in picked if focus not in _column_header(header, row.index(key))]
+            if keyed:
+                picked = keyed
         by_number = False
         if not picked:  # 蜂鸣器响了6声 / 返回值为8时: a numeric key cell, the question's number under its header
             picked = _numeric_key_rows(plain, header, rows)
@@ -1472,12 +1498,14 @@ class Extractor:
         columns: list[str] = []  # one row, several named columns: each column's cell (金额：750元；评奖比例：10%)
         other: list[str] = []  # the headers of the other cells a numeric key's row answers with
         for row, key in picked:
-            if by_number and not named_cols:  # the row's other cells (merged columns repeat one value)
+            # a named column that holds the row's key (在105℃环境温度下: 环境温度) names the row, not the value
+            named_here = [j for j in named_cols if j >= len(row) or row[j] != key]
+            if by_number and not named_here:  # the row's other cells (merged columns repeat one value)
                 cols = [j for j, c in enumerate(row) if c and c != key]
                 other = other or list(dict.fromkeys(_column_header(header, j) for j in cols))
             else:
-                cols = named_cols or _nearest_columns(header, plain, [j for j, c in enumerate(row) if re.search(r"\d", c)],
-                                                      row, query.qtype)
+                cols = named_here or _nearest_columns(header, plain, [j for j, c in enumerate(row) if re.search(r"\d", c)
+                                                                      and c != key], row, query.qtype)
                 if query.constraints.get("value_kind") == "code" and \
                         all(j < len(row) and not _asked_identifier(row[j], plain, shape=False) for j in named_cols):
                     # 下单时该写哪个料号: the row's one part-number cell the question does not name itself (封装是TQFP
@@ -2055,6 +2083,17 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 # of a template's figure read from the same row's rendering (which may run into the rows either side)
 TABLE_NAMED = 1.8
 CODE_LIST_WINDOW = 40  # blocks after a list's lead-in searched for the entry whose meaning is asked
+def _key_in(key: str, question: str) -> bool:
+    """Does the question name the key cell, a figure as a whole figure (25°C is not named by 125°C)?"""
+    i = question.find(key)
+    while i >= 0:
+        if not (key[0].isdigit() and i > 0 and (question[i - 1].isdigit() or question[i - 1] == ".")) and \
+                not (key[-1].isdigit() and question[i + len(key):i + len(key) + 1].isdigit()):
+            return True
+        i = question.find(key, i + 1)
+    return False
+
+
 _KEY_NOISE = re.compile(r"\s+|的")  # what a question adds to a table's key cell: spaces, 的 (排水泵的过滤器)
 # a code the question names: 0x1A, E07, CH9141, and with a hyphen E-06 / F-01 (not E of E-06)
 _CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}(?:-?[0-9]{1,4})?)(?![A-Za-z0-9]|-[0-9])")
@@ -2400,6 +2439,7 @@ def _asked_unit(query: Query) -> str:
 
 
 _FALLBACK = _cues.text("extract.fallback")  # the reason a fallback extraction gives
+_ASKED_FIGURE = _cues.text("extract.asked_figure")  # the reason a demoted extraction gives
 COMPARE_ASK = re.compile(_cues.pattern("compare.asking_clause"))  # the clause asking how versions differ
 
 

@@ -20,7 +20,7 @@ from . import cues
 from .anchors import coverage
 from .config import shipped_dir
 from .errors import LoopAgentError
-from .extract import _holds, condition_match
+from .extract import _holds, condition_match, value_in_question
 from .numbers import canonical_unit
 from .types import Query
 
@@ -82,12 +82,7 @@ def extract_features(query: Query, value: dict, evidence_text: str, text: str, c
     named = [] if query.constraints.get("retry") else query.constraints.get("doc_ids") or []
     # a figure the asker gives (满2年, 12分) that comes back as the answer is a condition read as a value
     # (the same number in another unit is another figure: 查一次 does not give 每季度 as 1 季度)
-    v = (value or {}).get("number")
-    v_unit = canonical_unit(str((value or {}).get("unit") or ""))
-    in_question = 1.0 if isinstance(v, (int, float)) and any(
-        isinstance(q.get("number"), (int, float)) and float(q["number"]) == float(v)
-        and (not v_unit or not q.get("unit") or canonical_unit(str(q["unit"])) == v_unit)
-        for q in query.constraints.get("quantities") or []) else 0.0
+    in_question = 1.0 if value_in_question(query, value) else 0.0
     # the heaviest question words: does the evidence sentence hold the heaviest half of them by weight?
     heavy = sorted(query.weights.items(), key=lambda kv: -kv[1])[: max(1, len(query.weights) // 2)]
     lead = sum(w for t, w in heavy if _holds(query, t, evidence_text)) / max(1e-9, sum(w for _, w in heavy))

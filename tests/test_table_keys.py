@@ -86,3 +86,40 @@ def test_only_the_definition_plan_falls_back_to_quoting(example_kb):
     assert ex.fallback("definition") == ["sentence"]
     assert [q for q in ("duration", "money", "number", "date", "count", "list", "who", "yesno", "definition")
             if ex.fallback(q)] == ["definition"]
+
+
+DERATING = """# 霖川 LC-40 电流传感器 规格书
+
+## 7 热降额
+
+LC-40 为40A量程，允许的最大连续电流随环境温度降低，测试条件为双层印制板。
+
+| 环境温度 | 最大连续电流 |
+| --- | --- |
+| 25℃ | 40A |
+| 70℃ | 32A |
+| 110℃ | 25A |
+| 125℃ | 16A |
+"""
+
+
+def test_the_key_under_the_column_the_question_names_is_the_row(kb_of):
+    kb = kb_of({"规格书.md": DERATING}, settings=_settings())
+    # 40A量程 names a cell too, but one in the column of what is asked (最大连续电流: the 25℃ row's value), so the
+    # 110℃ row answers, from its other column (环境温度, which the question names, holds the key, not the value)
+    a = kb.ask("40A量程的LC-40在110℃环境温度下最大连续电流是多少？")
+    assert (a.status, a.method, a.answer) == ("answered", "strategy:table.cell", "110°C：25A"), a.reasoning
+    assert a.value == {"kind": "number", "number": 25, "unit": "A"}
+    # 25℃ is no key of a question that says 125℃: the figure is named whole
+    b = kb.ask("LC-40在环境温度125℃时最大连续电流是多少？")
+    assert (b.status, b.answer) == ("answered", "125°C：16A"), b.reasoning
+
+
+def test_the_askers_own_figure_ranks_below_another_reading():
+    from pipeline.extract import value_in_question
+    from pipeline.types import Query
+    q = Query(text="40A量程的LC-40在110℃下能过多少电流", constraints={"quantities": [
+        {"number": 40, "unit": "A", "text": "40A", "start": 0, "end": 3}]})
+    assert value_in_question(q, {"kind": "measure", "number": 40, "unit": "A"})
+    assert not value_in_question(q, {"kind": "measure", "number": 25, "unit": "A"})
+    assert not value_in_question(q, {"kind": "duration", "number": 40, "unit": "日"})  # another unit: another figure
