@@ -1465,9 +1465,13 @@ class Extractor:
         # C类人员 names the row printed C 类 (and C 类 the row C类); 排水泵的过滤器 the row 排水泵过滤器
         bare = _KEY_NOISE.sub("", plain)
         picked = []
+        named_cols = _named_columns(header, plain)
+        # 150英寸那款HS-150E有多重: a cell under a model the question names (HS-150E, a column per model) is one of that
+        # model's values, which names the column, not a row
+        model_cols = {j for j in named_cols if _MODEL_HEADER.search(header[j])}
         for row in rows:
-            keys = [c for c, k in ((c, _KEY_NOISE.sub("", c)) for c in row)
-                    if len(k) >= 2 and _key_in(k, bare) and not re.fullmatch(r"[\d.\s%]+", c)]
+            keys = [c for j, (c, k) in enumerate((c, _KEY_NOISE.sub("", c)) for c in row)
+                    if len(k) >= 2 and _key_in(k, bare) and not re.fullmatch(r"[\d.\s%]+", c) and j not in model_cols]
             if keys:
                 picked.append((row, max(keys, key=len), len(set(keys))))
         # 输出2.8V、DFN-6封装的型号: the rows that hold more of the question's key cells than the others do
@@ -1480,6 +1484,17 @@ class Extractor:
             keyed = [(row, key) for row, key in picked if focus not in _column_header(header, row.index(key))]
             if keyed:
                 picked = keyed
+        if not picked and named_cols and all(j > 0 for j in named_cols):
+            # RL-DH20A的水箱能装多少水: the column is named whole (a model), the row by part of its label (水箱 of
+            # 水箱容积): the one row whose label shares the longest run (2+ characters) with the question
+            rest = bare
+            for j in named_cols:  # the model's own name (RL-DH30P) says nothing of the row
+                rest = rest.replace(_KEY_NOISE.sub("", header[j]), " ")
+            shared = [(len(longest_common(_KEY_NOISE.sub("", row[0]), rest)), i) for i, row in enumerate(rows) if row]
+            best = max((n for n, _ in shared), default=0)
+            top = [i for n, i in shared if n == best]
+            if best >= 2 and len(top) == 1:
+                picked = [(rows[top[0]], rows[top[0]][0])]
         by_number = False
         if not picked:  # 蜂鸣器响了6声 / 返回值为8时: a numeric key cell, the question's number under its header
             picked = _numeric_key_rows(plain, header, rows)
@@ -1490,7 +1505,6 @@ class Extractor:
             by_number = by_range = bool(picked)
         if not picked or len(picked) > 4:
             return None
-        named_cols = _named_columns(header, plain)
         if not (named_cols or by_number or query.qtype in _VALUE_TYPES):
             return None  # the row's figures answer a value question; another question must name the column
         lines = {s.text: s for s in block_sentences(block)}
@@ -1520,8 +1534,15 @@ class Extractor:
             needles = [cell]
             multi = [f"{_column_header(header, j)}：{row[j]}" for j in named_cols if j < len(row) and row[j]
                      and row[j] != key] if len(named_cols) > 1 and len(picked) == 1 else []
+            shown = named_cols
+            if len(multi) < 2 and not named_cols and not by_number and len(picked) == 1 and len(cells) > 1 and \
+                    len({_cell_unit(c) for c in cells} - {None}) == 1 and None not in {_cell_unit(c) for c in cells}:
+                # 除湿机的水箱容积是多少 over one column per model (2.5升 | 4.0升 | 5.5升) and no model named: each
+                # column's cell, not one column's as if it were the answer
+                shown = [j for j in cols if j < len(row) and row[j] and row[j] != key]
+                multi = [f"{_column_header(header, j)}：{row[j]}" for j in shown]
             if len(multi) > 1:  # 额定电压和额定电流分别是多少: each named column's cell
-                columns, needles = multi, [row[j] for j in named_cols if j < len(row)]
+                columns, needles = multi, [row[j] for j in shown if j < len(row)]
                 pieces.append(f"{key}：{'；'.join(multi)}")
             else:
                 pieces.append(f"{_column_header(header, row.index(key))}{key}：{cell}" if by_number else f"{key}：{cell}")
@@ -2083,6 +2104,12 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 # of a template's figure read from the same row's rendering (which may run into the rows either side)
 TABLE_NAMED = 1.8
 CODE_LIST_WINDOW = 40  # blocks after a list's lead-in searched for the entry whose meaning is asked
+def _cell_unit(cell: str) -> Optional[str]:
+    """The unit of a cell's first figure (升 of 2.5升, "" of a bare 3.3), or None when it states no figure."""
+    qs = find_quantities(cell)
+    return canonical_unit(qs[0]["unit"]) if qs else None
+
+
 def _key_in(key: str, question: str) -> bool:
     """Does the question name the key cell, a figure as a whole figure (25°C is not named by 125°C)?"""
     i = question.find(key)
@@ -2094,6 +2121,7 @@ def _key_in(key: str, question: str) -> bool:
     return False
 
 
+_MODEL_HEADER = re.compile(r"[A-Za-z].*\d|\d.*[A-Za-z]")  # a column header that names a model (HS-150E, QH-22)
 _KEY_NOISE = re.compile(r"\s+|的")  # what a question adds to a table's key cell: spaces, 的 (排水泵的过滤器)
 # a code the question names: 0x1A, E07, CH9141, and with a hyphen E-06 / F-01 (not E of E-06)
 _CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}(?:-?[0-9]{1,4})?)(?![A-Za-z0-9]|-[0-9])")

@@ -123,3 +123,43 @@ def test_the_askers_own_figure_ranks_below_another_reading():
     assert value_in_question(q, {"kind": "measure", "number": 40, "unit": "A"})
     assert not value_in_question(q, {"kind": "measure", "number": 25, "unit": "A"})
     assert not value_in_question(q, {"kind": "duration", "number": 40, "unit": "日"})  # another unit: another figure
+
+
+MODELS = """# 青禾 QH 系列 暖风机 使用说明书
+
+## 4 规格参数
+
+| 项目 | QH-15 | QH-22 | QH-30 |
+| --- | --- | --- | --- |
+| 额定加热功率 | 1500W | 2200W | 3000W |
+| 额定电流 | 6.8A | 10A | 13.6A |
+| 净重 | 3.2千克 | 4.1千克 | 5.6千克 |
+| 出风温度（环境20℃） | 45℃ | 52℃ | 58℃ |
+"""
+
+
+def test_a_model_column_and_part_of_a_row_label(kb_of):
+    kb = kb_of({"说明书.md": MODELS}, settings=_settings())
+    # QH-22 names its column whole; 出风温度 names the row 出风温度（环境20℃） only in part, the one row label that
+    # shares it
+    a = kb.ask("QH-22这款暖风机的出风温度有多高？")
+    assert (a.status, a.method, a.answer) == ("answered", "strategy:table.cell", "出风温度（环境20°C）：52°C"), a.reasoning
+    # the model's own digits (30 of QH-30) say nothing of the row (出风温度（环境20℃）)
+    b = kb.ask("QH-30的加热功率是多少？")
+    assert (b.status, b.answer) == ("answered", "额定加热功率：3000W"), b.reasoning
+
+
+def test_no_model_named_gives_each_models_cell(kb_of):
+    kb = kb_of({"说明书.md": MODELS}, settings=_settings())
+    # one column per model and none named: each model's value, not the last column's as if it were the answer
+    a = kb.ask("青禾暖风机的额定电流是多少？")
+    assert (a.status, a.method) == ("answered", "strategy:table.cell"), a.reasoning
+    assert a.value == {"kind": "list", "items": ["QH-15：6.8A", "QH-22：10A", "QH-30：13.6A"]}
+    assert a.answer == "额定电流：QH-15：6.8A；QH-22：10A；QH-30：13.6A"
+
+
+def test_a_value_under_the_named_model_names_no_row(kb_of):
+    kb = kb_of({"说明书.md": MODELS}, settings=_settings())
+    # 3000W is QH-30's own value (its column, which the question names): it names no row, 净重 does
+    a = kb.ask("3000W那款QH-30的净重是多少？")
+    assert (a.status, a.method, a.answer) == ("answered", "strategy:table.cell", "净重：5.6千克"), a.reasoning
