@@ -959,6 +959,13 @@ class Extractor:
             # 8400元×12个月=100,800.00元: the figure the sentence states as the total (after =, 合计…) comes first
             before = CUES.rx("total.before_figure")
             matches = sorted(matches, key=lambda m: not before.search(sent[max(0, m[2][0] - 8):m[2][0]]))
+        elif len(matches) > 1:
+            # 最多能取多少毫升 of 一般为三百毫升，最多不超过六百毫升: the figure stated as the asked bound comes first
+            for ask, bound in (("ask.max", "limit.max_before"), ("ask.min", "limit.min_before")):
+                if CUES.rx(ask).search(query.text):
+                    rx = CUES.rx(bound)
+                    matches = sorted(matches, key=lambda m: not rx.search(_before_figure(sent, m[2])))
+                    break
         score, value, span, t, cm = matches[0]
         clause = _clause_at(sent, span)
         evidence = [self._ev(anchor)]
@@ -1468,6 +1475,9 @@ class Extractor:
         named_cols = _named_columns(header, plain)
         # 150英寸那款HS-150E有多重: a cell under a model the question names (HS-150E, a column per model) is one of that
         # model's values, which names the column, not a row
+        by_figure: list[str] = []  # the cells that named the column (20升/日): their row joins the evidence
+        if not named_cols:  # 20升那一款: the model whose column alone holds the asker's figure (20升/日)
+            named_cols, by_figure = _figure_column(header, rows, query.constraints.get("quantities") or [])
         model_cols = {j for j in named_cols if _MODEL_HEADER.search(header[j])}
         for row in rows:
             keys = [c for j, (c, k) in enumerate((c, _KEY_NOISE.sub("", c)) for c in row)
@@ -1490,7 +1500,9 @@ class Extractor:
             rest = bare
             for j in named_cols:  # the model's own name (RL-DH30P) says nothing of the row
                 rest = rest.replace(_KEY_NOISE.sub("", header[j]), " ")
-            shared = [(len(longest_common(_KEY_NOISE.sub("", row[0]), rest)), i) for i, row in enumerate(rows) if row]
+            title = anchor.candidate.title or ""  # 除湿 of 那一款除湿机 names the product, not the row 额定除湿量
+            shared = [(0 if (run := longest_common(_KEY_NOISE.sub("", row[0]), rest)) in title else len(run), i)
+                      for i, row in enumerate(rows) if row]
             best = max((n for n, _ in shared), default=0)
             top = [i for n, i in shared if n == best]
             if best >= 2 and len(top) == 1:
@@ -1552,6 +1564,10 @@ class Extractor:
                 evidence.append(self._ev(anchor, block, lines[line]))
         if not values:
             return None
+        for cell in by_figure:  # the row that says which model the asker means (额定除湿量…：20升/日)
+            line = next((x for x in lines if cell in x), None)
+            if line and all(e[1].text != line for e in evidence):
+                evidence.insert(0, self._ev(anchor, block, lines[line]))
         # the heading that names the table's subject (3. KT-200 系列) goes into the evidence too
         for h in self.store.doc_blocks(block.doc_id, max(0, block.order - 40), block.order):
             if h.type == "heading" and h.text in block.section and any(t in h.text for t in query.weights):
@@ -1945,6 +1961,16 @@ _VALUE_TYPES = ("duration", "money", "number", "date")
 
 
 
+def _before_figure(sent: str, span: tuple[int, int]) -> str:
+    """The 8 characters before the first figure of a match (不得超过4个 and 4个 both: 但数量不得超过)."""
+    first = _FIRST_FIGURE.search(sent, span[0], span[1])
+    at = first.start() if first else span[0]
+    return sent[max(0, at - 8):at]
+
+
+_FIRST_FIGURE = re.compile(rf"\d|[{CN_DIGITS}]")
+
+
 def _bounded_hit(query: Query, sent: str, hits: list["re.Match[str]"]) -> Optional["re.Match[str]"]:
     """The first of ``hits``, or, when the question asks a bound (最多能领几袋) and several figures are there
     (一般为两袋，最多不超过五袋), the first one the provision states as that bound."""
@@ -2104,6 +2130,23 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 # of a template's figure read from the same row's rendering (which may run into the rows either side)
 TABLE_NAMED = 1.8
 CODE_LIST_WINDOW = 40  # blocks after a list's lead-in searched for the entry whose meaning is asked
+def _figure_column(header: list[str], rows: list[list[str]], quantities: list[dict]) -> list[int]:
+    """In a table with one column per model (a header of letters and digits each), the one column whose cells alone
+    hold a figure the question gives with its unit (20升那一款 → the RL-DH20A column, 20升/日): ([j], those cells),
+    else ([], [])."""
+    models = [j for j, h in enumerate(header) if j > 0 and _MODEL_HEADER.search(h)]
+    asked = {(float(q["number"]), canonical_unit(q["unit"])) for q in quantities if q.get("unit")}
+    if len(models) < 2 or not asked:
+        return [], []
+    hits: dict[int, list[str]] = {}
+    for row in rows:
+        cols = [j for j in models if j < len(row) and any((float(c["number"]), canonical_unit(c["unit"])) in asked
+                                                            for c in find_quantities(row[j])[:1])]
+        if len(cols) == 1:
+            hits.setdefault(cols[0], []).append(row[cols[0]])
+    return (list(hits), next(iter(hits.values()))) if len(hits) == 1 else ([], [])
+
+
 def _cell_unit(cell: str) -> Optional[str]:
     """The unit of a cell's first figure (升 of 2.5升, "" of a bare 3.3), or None when it states no figure."""
     qs = find_quantities(cell)

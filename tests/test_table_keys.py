@@ -163,3 +163,22 @@ def test_a_value_under_the_named_model_names_no_row(kb_of):
     # 3000W is QH-30's own value (its column, which the question names): it names no row, 净重 does
     a = kb.ask("3000W那款QH-30的净重是多少？")
     assert (a.status, a.method, a.answer) == ("answered", "strategy:table.cell", "净重：5.6千克"), a.reasoning
+
+
+def test_a_model_named_by_its_own_figure(kb_of):
+    kb = kb_of({"说明书.md": MODELS}, settings=_settings())
+    # 2200W is in QH-22's column alone: the asker means that model, and the row that says so joins the evidence
+    a = kb.ask("2200W的那款暖风机出风温度有多高？")
+    assert (a.status, a.method, a.answer) == ("answered", "strategy:table.cell", "出风温度（环境20°C）：52°C"), a.reasoning
+    assert len(a.evidence) == 2 and "2200W" in a.evidence[0].text and "52°C" in a.evidence[1].text
+
+
+def test_a_figure_column_needs_one_model_alone():
+    from pipeline.extract import _figure_column
+    header = ["项目", "QH-15", "QH-22", "QH-30"]
+    rows = [["额定电压", "220V", "220V", "380V"], ["净重", "3.2千克", "4.1千克", "5.6千克"]]
+    q = lambda n, u: {"number": n, "unit": u, "text": f"{n}{u}", "start": 0, "end": 3}  # noqa: E731
+    assert _figure_column(header, rows, [q(380, "V")]) == ([3], ["380V"])
+    assert _figure_column(header, rows, [q(220, "V")]) == ([], [])  # two models share it: it names none
+    assert _figure_column(header, rows, [q(4.1, "公斤")]) == ([2], ["4.1千克"])  # 公斤 and 千克 are one unit
+    assert _figure_column(["项目", "标准型", "加强型"], [["净重", "3千克", "4千克"]], [q(4, "千克")]) == ([], [])
