@@ -961,11 +961,8 @@ class Extractor:
             matches = sorted(matches, key=lambda m: not before.search(sent[max(0, m[2][0] - 8):m[2][0]]))
         elif len(matches) > 1:
             # 最多能取多少毫升 of 一般为三百毫升，最多不超过六百毫升: the figure stated as the asked bound comes first
-            for ask, bound in (("ask.max", "limit.max_before"), ("ask.min", "limit.min_before")):
-                if CUES.rx(ask).search(query.text):
-                    rx = CUES.rx(bound)
-                    matches = sorted(matches, key=lambda m: not rx.search(_before_figure(sent, m[2])))
-                    break
+            i = _bound_first(query, sent, [m[2] for m in matches])
+            matches = [matches[i]] + matches[:i] + matches[i + 1:]
         score, value, span, t, cm = matches[0]
         clause = _clause_at(sent, span)
         evidence = [self._ev(anchor)]
@@ -1478,7 +1475,7 @@ class Extractor:
         by_figure: list[str] = []  # the cells that named the column (20升/日): their row joins the evidence
         if not named_cols:  # 20升那一款: the model whose column alone holds the asker's figure (20升/日)
             named_cols, by_figure = _figure_column(header, rows, query.constraints.get("quantities") or [])
-        model_cols = {j for j in named_cols if _MODEL_HEADER.search(header[j])}
+        model_cols = {j for j in named_cols if _is_identifier(header[j])}
         for row in rows:
             keys = [c for j, (c, k) in enumerate((c, _KEY_NOISE.sub("", c)) for c in row)
                     if len(k) >= 2 and _key_in(k, bare) and not re.fullmatch(r"[\d.\s%]+", c) and j not in model_cols]
@@ -1548,7 +1545,7 @@ class Extractor:
                      and row[j] != key] if len(named_cols) > 1 and len(picked) == 1 else []
             shown = named_cols
             if len(multi) < 2 and not named_cols and not by_number and len(picked) == 1 and len(cells) > 1 and \
-                    len({_cell_unit(c) for c in cells} - {None}) == 1 and None not in {_cell_unit(c) for c in cells}:
+                    len(units := {_cell_unit(c) for c in cells}) == 1 and None not in units:
                 # 除湿机的水箱容积是多少 over one column per model (2.5升 | 4.0升 | 5.5升) and no model named: each
                 # column's cell, not one column's as if it were the answer
                 shown = [j for j in cols if j < len(row) and row[j] and row[j] != key]
@@ -1961,27 +1958,29 @@ _VALUE_TYPES = ("duration", "money", "number", "date")
 
 
 
-def _before_figure(sent: str, span: tuple[int, int]) -> str:
-    """The 8 characters before the first figure of a match (不得超过4个 and 4个 both: 但数量不得超过)."""
-    first = _FIRST_FIGURE.search(sent, span[0], span[1])
-    at = first.start() if first else span[0]
-    return sent[max(0, at - 8):at]
-
-
 _FIRST_FIGURE = re.compile(rf"\d|[{CN_DIGITS}]")
 
 
-def _bounded_hit(query: Query, sent: str, hits: list["re.Match[str]"]) -> Optional["re.Match[str]"]:
-    """The first of ``hits``, or, when the question asks a bound (最多能领几袋) and several figures are there
-    (一般为两袋，最多不超过五袋), the first one the provision states as that bound."""
-    if len(hits) < 2:
-        return hits[0] if hits else None
+def _bound_first(query: Query, sent: str, spans: list[tuple[int, int]]) -> int:
+    """Of figures found at ``spans`` of ``sent``, the index of the first, or, when the question asks a bound (最多能领几袋)
+    and several are there (一般为两袋，最多不超过五袋), of the first the provision states as that bound: the 8
+    characters before its first digit say so (不得超过4个 and 4个 both read 但数量不得超过)."""
+    if len(spans) < 2:
+        return 0
     for ask, before in (("ask.max", "limit.max_before"), ("ask.min", "limit.min_before")):
         if CUES.rx(ask).search(query.text):
-            bound = next((h for h in hits if CUES.rx(before).search(sent[max(0, h.start() - 8):h.start()])), None)
-            if bound is not None:
-                return bound
-    return hits[0]
+            rx = CUES.rx(before)
+            for i, (a, b) in enumerate(spans):
+                first = _FIRST_FIGURE.search(sent, a, b)
+                at = first.start() if first else a
+                if rx.search(sent[max(0, at - 8):at]):
+                    return i
+    return 0
+
+
+def _bounded_hit(query: Query, sent: str, hits: list["re.Match[str]"]) -> Optional["re.Match[str]"]:
+    """The first of ``hits``, or the first the provision states as the bound the question asks (:func:`_bound_first`)."""
+    return hits[_bound_first(query, sent, [h.span() for h in hits])] if hits else None
 
 
 def _defines(query: Query, sent: str) -> bool:
@@ -2101,10 +2100,15 @@ def _numeric_key_rows(question: str, header: list[str], rows: list[list[str]]) -
     return picked
 
 
+def _is_identifier(cell: str) -> bool:
+    """Is ``cell`` a whole model or part number (rules/extract_cues.yaml table.identifier_cell: HS-150E, GD32F303)?"""
+    return CUES.rx("table.identifier_cell").fullmatch(cell.strip()) is not None
+
+
 def _asked_identifier(cell: str, question: str, shape: bool = True) -> bool:
-    """``cell`` is a model or part number (rules/extract_cues.yaml table.identifier_cell; with ``shape=False`` any
-    cell) none of whose letter runs the question names (封装是TQFP names the cell TQFP-48 7mm×7mm)."""
-    if shape and not CUES.rx("table.identifier_cell").fullmatch(cell.strip()):
+    """``cell`` is a model or part number (:func:`_is_identifier`; with ``shape=False`` any cell) none of whose
+    letter runs the question names (封装是TQFP names the cell TQFP-48 7mm×7mm)."""
+    if shape and not _is_identifier(cell):
         return False
     asked = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", question)}
     return not any(part.lower() in asked for part in re.findall(r"[A-Za-z]{2,}", cell))
@@ -2130,11 +2134,13 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 # of a template's figure read from the same row's rendering (which may run into the rows either side)
 TABLE_NAMED = 1.8
 CODE_LIST_WINDOW = 40  # blocks after a list's lead-in searched for the entry whose meaning is asked
-def _figure_column(header: list[str], rows: list[list[str]], quantities: list[dict]) -> list[int]:
+
+
+def _figure_column(header: list[str], rows: list[list[str]], quantities: list[dict]) -> tuple[list[int], list[str]]:
     """In a table with one column per model (a header of letters and digits each), the one column whose cells alone
     hold a figure the question gives with its unit (20升那一款 → the RL-DH20A column, 20升/日): ([j], those cells),
     else ([], [])."""
-    models = [j for j, h in enumerate(header) if j > 0 and _MODEL_HEADER.search(h)]
+    models = [j for j, h in enumerate(header) if j > 0 and _is_identifier(h)]
     asked = {(float(q["number"]), canonical_unit(q["unit"])) for q in quantities if q.get("unit")}
     if len(models) < 2 or not asked:
         return [], []
@@ -2155,16 +2161,14 @@ def _cell_unit(cell: str) -> Optional[str]:
 
 def _key_in(key: str, question: str) -> bool:
     """Does the question name the key cell, a figure as a whole figure (25°C is not named by 125°C)?"""
-    i = question.find(key)
-    while i >= 0:
-        if not (key[0].isdigit() and i > 0 and (question[i - 1].isdigit() or question[i - 1] == ".")) and \
-                not (key[-1].isdigit() and question[i + len(key):i + len(key) + 1].isdigit()):
-            return True
-        i = question.find(key, i + 1)
-    return False
+    if key not in question:
+        return False
+    if not (key[0].isdigit() or key[-1].isdigit()):
+        return True
+    edges = ("(?<![\\d.])" if key[0].isdigit() else "") + re.escape(key) + ("(?!\\d)" if key[-1].isdigit() else "")
+    return re.search(edges, question) is not None
 
 
-_MODEL_HEADER = re.compile(r"[A-Za-z].*\d|\d.*[A-Za-z]")  # a column header that names a model (HS-150E, QH-22)
 _KEY_NOISE = re.compile(r"\s+|的")  # what a question adds to a table's key cell: spaces, 的 (排水泵的过滤器)
 # a code the question names: 0x1A, E07, CH9141, and with a hyphen E-06 / F-01 (not E of E-06)
 _CODES = re.compile(r"(?<![A-Za-z0-9])(0x[0-9A-Fa-f]+|[A-Z]{1,4}(?:-?[0-9]{1,4})?)(?![A-Za-z0-9]|-[0-9])")
