@@ -18,7 +18,7 @@ from . import cues
 from . import specs  # noqa: F401  (registers the spec rule kind: rules/specs/*.yaml)
 from .answer_kind import AnswerKindGrammar
 from .fold import fold
-from .numbers import CN_DIGITS as CN_NUMERALS, find_quantities, spoken_money
+from .numbers import CN_DIGITS as CN_NUMERALS, find_dates, find_quantities, spoken
 from .rules import Field, RuleSet, register_schema
 from .store import Store
 from .text import strip_asides
@@ -281,11 +281,14 @@ class QueryAnalyzer:
             q.entities.extend(quoted)
             q.constraints["quoted"] = quoted  # the asker's exact words: evidence must contain them
         from .extract import range_conditions  # one definition of what a condition is
-        written = spoken_money(question)  # 罚了两千块: 两千元 (as long as the question: offsets hold)
+        written = spoken(question)  # 罚了两千块: 两千元; 升到85度: 85℃ (as long as the question: offsets hold)
         ranges = range_conditions(written)
         q.constraints["ranges"] = [r[:4] + (list(r[4]),) for r in ranges]
+        dates = find_dates(written)  # 2027年的12月5号: one day, not 2027 years, 12 months and a 5
         q.constraints["quantities"] = [x for x in find_quantities(written)
-                                       if not any(a <= x["start"] < b for *_, (a, b) in ranges)]
+                                       if not any(a <= x["start"] < b for *_, (a, b) in ranges)
+                                       and not any(d["start"] <= x["start"] < d["end"] for d in dates)] + \
+            [d for d in dates if not any(a <= d["start"] < b for *_, (a, b) in ranges)]
 
         text_for_terms = question
         for n in removed:

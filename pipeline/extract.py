@@ -21,15 +21,17 @@ import regex
 
 from . import cues as _cues
 from .answer_kind import AnswerKindGrammar
-from .numbers import (CN_DIGITS, NUM, SHARES, VALUES, canonical_unit, cn_number, find_quantities, grounded, in_name,
-                      mask_long_numerals, norm_for_match, unit_alternation)
+from .numbers import (CN_DIGITS, DATE_RX, NUM, SHARES, VALUES, canonical_unit, cn_number, day_number, find_quantities,
+                      grounded, in_name, mask_long_numerals, norm_for_match, SIGN_RX, sign_before, sign_of,
+                      signed_dimension, spoken, unit_alternation)
 from .rules import Field, RuleSet, load_rule_file, register_regex, register_schema, strip_lines
 from .store import Store
 from .text import block_sentences, cited_articles, close_figures, span_back, split_sentences, strip_asides
 from .tokenize import cut, is_content_word, pos_tag
 from .types import Anchor, Block, Candidate, Query, Sentence
 
-PLACEHOLDERS = {"NUM": NUM, **{name: unit_alternation(name) for name in VALUES["placeholders"]}}  # units.yaml
+PLACEHOLDERS = {"NUM": NUM, "SIGN": SIGN_RX,  # units.yaml
+                **{name: unit_alternation(name) for name in VALUES["placeholders"]}}
 
 
 def expand(pattern: str) -> str:
@@ -230,6 +232,7 @@ def _b_money(g: dict) -> Optional[dict]:
     if n is None:
         return None
     unit = g.get("unit") or ""
+    n *= sign_of(g.get("sgn"), unit)  # -40°C
     scale, yuan = CUES.table("unit.money_scale"), CUES.word("unit.yuan")
     if unit in scale:
         n = n * scale[unit]
@@ -245,6 +248,7 @@ def _b_range(g: dict) -> Optional[dict]:
         return None
     unit = g.get("unit") or ""
     unit1 = g.get("unit1") or unit
+    lo, hi = lo * sign_of(g.get("sgn_min"), unit1), hi * sign_of(g.get("sgn_max"), unit)  # -40°C至+85°C
     scale = CUES.table("unit.money_scale")
     lo = lo * scale.get(unit1, 1)
     hi = hi * scale.get(unit, 1)
@@ -415,11 +419,11 @@ _N = PLACEHOLDERS["NUM"]
 _CLOCK_BEFORE = _cues.chars("range.clock_before")  # before the figure of 分, a clock's hour (8时30分)
 _RANGES = [
     # 工作6-10年者, 迟到11-20分钟: an inclusive span, common in handbooks' graded tables
-    (regex.compile(rf"(?<![\d:：.])(?P<a>\d+)\s*(?:-|－|~|～|〜|至|到)\s*(?P<b>\d+)\s*{_U}"), "ab="),
+    (regex.compile(rf"(?<![\d:：.])(?P<a>\d+)\s*(?:-|－|~|～|〜|至|到)\s*(?:{SIGN_RX})?(?P<b>\d+)\s*{_U}"), "ab="),
     # 5,000元（含）至10,000元, 30万元以上至200万元（含）, 3天以上10天以内: the tiers of an approval or fee table, each
     # bound with its unit (the first pattern wants a bare first figure)
     # (not a date's parts: 1月1日至2026年12月31日)
-    (regex.compile(rf"(?<![年月\d.,])(?P<a>{_N}){_U}(?:[（(]含[）)])?(?:以上|及以上)?(?:至|到|-|－|~|～|〜)(?P<b>{_N}){_U2}"
+    (regex.compile(rf"(?<![年月\d.,])(?P<a>{_N}){_U}(?:[（(]含[）)])?(?:以上|及以上)?(?:至|到|-|－|~|～|〜)(?:{SIGN_RX})?(?P<b>{_N}){_U2}"
                    rf"(?![\d月日号])(?:以下|以内)?(?:[（(]含[^）)]{{0,8}}[）)])?"), "ab="),
     (regex.compile(rf"(?:满|已满)?(?P<a>{_N}){_U}以上(?:[，,])?(?:不满|不足|未满)(?P<b>{_N}){_U2}"), "ab"),
     (regex.compile(rf"(?:满|已满)(?P<a>{_N}){_U}(?:[，,])?(?:不满|不足|未满)(?P<b>{_N}){_U2}"), "ab"),
@@ -430,6 +434,46 @@ _RANGES = [
     (regex.compile(rf"(?P<a>{_N}){_U}(?:以上|及以上)"), "a"),
     (regex.compile(rf"(?P<b>{_N}){_U}(?:以下|之内|以内|内)"), "b="),
 ]
+# calendar dates as conditions (dictionaries/units.yaml dates): a period, a first day, a last day
+_DATES = VALUES.get("dates") or {}
+_DW = {k: "(?:" + "|".join(regex.escape(str(w)) for w in sorted(_DATES.get(k) or (), key=len, reverse=True)) + ")"
+       for k in ("after", "before", "span")}
+_YMD = DATE_RX.pattern
+_INCL = r"(?:[（(]含[）)])?"
+_DATE_RANGES = [
+    (regex.compile(rf"{_YMD}{_INCL}(?:起)?{_DW['span']}(?:(\d{{4}})年)?(\d{{1,2}})月(\d{{1,2}})(?:日|号){_INCL}"), "ab="),
+    (regex.compile(rf"{_YMD}{_INCL}{_DW['after']}"), "a"),
+    (regex.compile(rf"{_YMD}{_INCL}{_DW['before']}"), "b="),
+]
+
+
+def _date_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int, int]]]:
+    """Dates that bound a condition (2027年12月1日后开具发票的): (date, first day, last day, True, span)."""
+    out: list[tuple[str, float, float, bool, tuple[int, int]]] = []
+    if "月" not in text:
+        return out
+    taken: list[tuple[int, int]] = []
+    for rx, kind in _DATE_RANGES:
+        for m in rx.finditer(text):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            g = m.groups()
+            first = day_number(int(g[0]), int(g[1]), int(g[2]))
+            if first is None:
+                continue
+            lo, hi = float(first), math.inf
+            if kind == "b=":
+                lo, hi = -math.inf, float(first)
+            elif kind == "ab=":
+                last = day_number(int(g[3] or g[0]), int(g[4]), int(g[5]))
+                if last is None or last < first:
+                    continue
+                hi = float(last)
+            out.append(("date", lo, hi, True, m.span()))
+            taken.append(m.span())
+    return out
+
+
 # a share written with its word before the figure (百分之七十, dictionaries/units.yaml `shares`) reads as 七十% for
 # the patterns above: 资产负债率超过百分之七十的 is a condition on a percentage
 _SHARE_FIRST = regex.compile("(" + "|".join(map(re.escape, SHARES)) + f")({_N})")
@@ -457,6 +501,7 @@ def _share_first(text: str) -> tuple[str, tuple[int, ...]]:
     where.append(len(text))
     return "".join(out), tuple(where)
 _TO_BASE = {str(u): (str(d[0]), float(Fraction(str(d[1])))) for u, d in VALUES["dimensions"].items()}
+_CALENDAR_DIMS = ("days", "hours")  # months and years are not whole numbers of days: near figures are not compared
 _NOT_CALENDAR = frozenset(str(u) for u in VALUES.get("not_calendar_days") or ())  # dictionaries/units.yaml
 
 
@@ -471,6 +516,7 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
     """Numeric conditions in ``text``: (dimension, low, high, high_inclusive, span)."""
     out = []
     taken: list[tuple[int, int]] = []
+    dated = _date_conditions(text)
     text, where = close_figures(mask_long_numerals(text))  # bounded backtracking (issue 14); 满 2 年 as 满2年
     text, shares = _share_first(text)
     for rx, kind in _RANGES:
@@ -483,6 +529,10 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
             a = _num(m.groupdict().get("a")) if "a" in kind else None
             b = _num(m.groupdict().get("b")) if "b" in kind else None
             u2 = m.groupdict().get("u2") or u
+            if a is not None and signed_dimension(u):
+                a *= sign_before(text, m.start("a"))
+            if b is not None and signed_dimension(u2):
+                b *= sign_before(text, m.start("b"))
             lo = _base(a, u) if a is not None else None
             if lo and ">" in kind:
                 lo = (lo[0], math.nextafter(lo[1], math.inf))
@@ -493,7 +543,7 @@ def range_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
             out.append((dim, lo[1] if lo else -math.inf, hi[1] if hi else math.inf, kind.endswith("="),
                         span_back(where, span_back(shares, m.span()))))
             taken.append(m.span())
-    return out
+    return out + dated
 
 
 def _same(a: float, b: float) -> bool:
@@ -506,7 +556,7 @@ def _figures(quantities: list[dict], dims: set[str]) -> list[tuple[str, float]]:
     out = []
     for q in quantities:
         b = _base(float(q["number"]), q["unit"])
-        if b is None and not q["unit"] and len(dims) == 1:
+        if b is None and not q["unit"] and len(dims) == 1 and "date" not in dims:  # a bare figure is no day
             b = (next(iter(dims)), float(q["number"]))
         if b is not None:
             out.append(b)
@@ -1731,7 +1781,7 @@ class Extractor:
         figures = list(query.constraints.get("quantities") or [])
         for r in query.constraints.get("ranges") or []:  # 工作满3年: a lower bound the asker states of themselves
             if len(r) > 4 and r[2] == math.inf and r[4]:
-                figures += find_quantities(query.text[r[4][0]:r[4][1]])
+                figures += find_quantities(spoken(query.text)[r[4][0]:r[4][1]])
         figure = next((q for q in figures if canonical_unit(q.get("unit") or "") == per_unit and q.get("number")), None)
         if not per or num is None or figure is None:
             return None
@@ -2211,9 +2261,10 @@ def _limit_check(question_quantities: list[dict], sent: str,
                 continue  # 三个月以上不满一年的: a condition of the provision, not its limit
             if CUES.rx("limit.about_whom").match(sent[m["end"]:m["end"] + 4]):
                 continue  # 对怀孕7个月以上的女职工: whom the provision is about, not a limit on the asked act
-            before = sent[max(0, m["start"] - 10):m["start"]]
-            mx = CUES.rx("limit.max_before").search(before) or CUES.rx("limit.max_after").search(sent[m["end"]:m["end"] + 2])
-            mn = CUES.rx("limit.min_before").search(before) or CUES.rx("limit.min_after").search(sent[m["end"]:m["end"] + 2])
+            before = sent[max(0, m["start"] - 10):m["start"]].rstrip()  # 不低于 20 万元: the space is no word
+            after = sent[m["end"]:m["end"] + 3].lstrip()[:2]
+            mx = CUES.rx("limit.max_before").search(before) or CUES.rx("limit.max_after").search(after)
+            mn = CUES.rx("limit.min_before").search(before) or CUES.rx("limit.min_after").search(after)
             if bool(mx) != bool(mn):
                 limits.append(({t for t in (weights or {}) if t in sent[start:m["end"]]}, m, bool(mx), pair))
         if limits:
@@ -2238,7 +2289,8 @@ def _unquoted(question: str, quantities: list[dict]) -> list[dict]:
     spans = [(m.start(), m.end()) for m in CUES.rx("question.quoted").finditer(question)]
     if not spans:
         return quantities
-    same = {(q["number"], canonical_unit(q["unit"])) for a, b in spans for q in find_quantities(question[a:b])}
+    said = spoken(question)  # read as the question's quantities were
+    same = {(q["number"], canonical_unit(q["unit"])) for a, b in spans for q in find_quantities(said[a:b])}
     return [q for q in quantities if not any(a <= q["start"] < b for a, b in spans)
             and (q["number"], canonical_unit(q["unit"])) not in same]
 
@@ -2247,14 +2299,17 @@ def _comparable(q: dict, m: dict) -> Optional[tuple[float, float]]:
     """The numbers of two quantities in one measure: as written where the units are the same; in their dimension's
     base (dictionaries/units.yaml dimensions) where both are calendar or clock time in different units (两个月 /
     30日: 60 / 30 days), unless the two lie within a tenth of each other (一个月 / 30日: months are not all 30 days)
-    or one counts days that are not calendar days (工作日: dictionaries/units.yaml not_calendar_days); else None."""
+    or one counts days that are not calendar days (工作日: dictionaries/units.yaml not_calendar_days); in their base
+    too where the units are exact multiples of one another (20万元 / 20 万元 / 200000元, 1.2米 / 1000毫米); else None."""
     if q["unit"] == m["unit"]:
         return q["number"], m["number"]
     if q["unit"] in _NOT_CALENDAR or m["unit"] in _NOT_CALENDAR:
         return None
     a, b = _base(q["number"], q["unit"]), _base(m["number"], m["unit"])
-    if a is None or b is None or a[0] != b[0] or a[0] not in ("days", "hours"):
+    if a is None or b is None or a[0] != b[0]:
         return None
+    if a[0] not in _CALENDAR_DIMS:
+        return a[1], b[1]
     if abs(a[1] - b[1]) <= 0.1 * max(abs(a[1]), abs(b[1])):
         return None
     return a[1], b[1]

@@ -1,6 +1,7 @@
 """Numbers, units and dates in Chinese text: parsing (cn2an), normalisation for grounding checks."""
 from __future__ import annotations
 
+import datetime
 import re
 import unicodedata
 from functools import lru_cache
@@ -91,6 +92,99 @@ def spoken_money(text: str) -> str:
     return _SPOKEN_RX.sub(sub, text)
 
 
+_DEGREES = VALUES.get("spoken_degrees") or {}
+_DEGREES_RX = (re.compile(rf"({NUM}){re.escape(str(_DEGREES['word']))}(?!{'|'.join(map(re.escape, (str(w) for w in _DEGREES.get('not_after') or ())))})")
+               if _DEGREES else None)
+
+
+def spoken_degrees(text: str) -> str:
+    """``text`` with 度 said for ℃ read as written (dictionaries/units.yaml spoken_degrees: 升到85度时 → 升到85℃时)
+    when the text speaks of heat or cold, one character for one so offsets hold. For a question, never a document."""
+    if _DEGREES_RX is None or not any(str(c) in text for c in _DEGREES.get("cues") or ()):
+        return text
+
+    def sub(m: re.Match) -> str:
+        if cn_number(m.group(1)) is None or in_name(text, m.start(1)):
+            return m.group(0)
+        return m.group(1) + str(_DEGREES["as"])
+    return _DEGREES_RX.sub(sub, text)
+
+
+def spoken(text: str) -> str:
+    """A question's figures said as people speak them (两千块, 85度) read as written; offsets hold."""
+    return spoken_degrees(spoken_money(text))
+
+
+_SIGNED = VALUES.get("signed") or {}
+_SIGNED_DIMS = frozenset(str(d) for d in _SIGNED.get("dimensions") or ())
+_SIGN_WORDS = sorted([(str(w), -1) for w in _SIGNED.get("minus") or ()] + [(str(w), 1) for w in _SIGNED.get("plus") or ()],
+                     key=lambda x: -len(x[0]))
+_NOT_BEFORE_SIGN = re.compile(rf"[\dA-Za-z%℃°.{CN_DIGITS}]")  # 10-20℃, 20℃-30℃: the mark between is a span's
+
+
+# a template's placeholder SIGN (rules/templates.yaml): a sign word, a one-character mark only after no figure,
+# letter or unit (as :func:`sign_before` reads it)
+SIGN_RX = "(?:" + "|".join(
+    (rf"(?<![\dA-Za-z%℃°.{CN_DIGITS}])" + re.escape(w)) if len(w) == 1 and not "\u4e00" <= w <= "\u9fff" else re.escape(w)
+    for w, _ in _SIGN_WORDS) + ")" if _SIGN_WORDS else "(?!)"
+
+
+def sign_of(word: Optional[str], unit: str) -> int:
+    """-1 for a minus word before a figure in ``unit`` when its dimension takes a sign, else 1."""
+    return -1 if word and signed_dimension(unit) and dict(_SIGN_WORDS).get(word, 1) < 0 else 1
+
+
+def signed_dimension(unit: str) -> bool:
+    """Is ``unit`` one whose figures take a sign (dictionaries/units.yaml signed: ℃ yes, 元 no)?"""
+    dim = (VALUES["dimensions"].get(canonical_unit(unit)) or VALUES["dimensions"].get(unit) or [None])[0]
+    return dim is not None and str(dim) in _SIGNED_DIMS
+
+
+def sign_before(text: str, start: int) -> int:
+    """-1 when a minus word stands right before the figure at ``start`` (-40, 零下30, 负5), else 1. A one-character
+    mark is a sign only where what precedes it (spaces skipped) is no figure, letter or unit."""
+    while start > 0 and text[start - 1] in " \t":  # – 40 °C
+        start -= 1
+    for word, sign in _SIGN_WORDS:
+        i = start - len(word)
+        if i < 0 or not text.startswith(word, i):
+            continue
+        if len(word) == 1 and not "\u4e00" <= word <= "\u9fff":
+            j = i - 1
+            while j >= 0 and text[j].isspace():
+                j -= 1
+            if j >= 0 and _NOT_BEFORE_SIGN.match(text[j]):
+                return 1
+        return sign
+    return 1
+
+
+_DATES = VALUES.get("dates") or {}
+_JOIN = "|".join(map(re.escape, (str(w) for w in _DATES.get("joiners") or ()))) or "(?!)"
+_DAY = "|".join(map(re.escape, (str(w) for w in _DATES.get("day") or ("日",))))
+DATE_RX = re.compile(rf"(?<!\d)(\d{{4}})年(?:{_JOIN})?(\d{{1,2}})月(?:{_JOIN})?(\d{{1,2}})(?:{_DAY})")
+
+
+def day_number(y: int, m: int, d: int) -> Optional[int]:
+    """The day's ordinal (1 January of year 1 is 1), None for no such day."""
+    try:
+        return datetime.date(y, m, d).toordinal()
+    except ValueError:
+        return None
+
+
+def find_dates(text: str) -> list[dict[str, Any]]:
+    """Calendar dates written in full (2027年12月5日, 2027年的12月5号) as quantities of the date dimension:
+    [{'number': day number, 'unit': '日期', 'iso', 'text', 'start', 'end'}]."""
+    out = []
+    for m in DATE_RX.finditer(text):
+        n = day_number(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        if n is not None:
+            out.append({"number": n, "unit": "日期", "iso": f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}",
+                        "text": m.group(), "start": m.start(), "end": m.end()})
+    return out
+
+
 def canonical_unit(unit: str) -> str:
     """Fold unit spellings: 天→日, 个月→月, 个小时→小时, 个工作日→工作日, N·m→N.m."""
     u = unit or ""
@@ -130,6 +224,8 @@ def find_quantities(text: str) -> list[dict[str, Any]]:
             continue  # 一次性: an adjective (one-off), not a count of times
         if m.group(1):
             value, unit = value, SHARES[m.group(1)]
+        elif unit and signed_dimension(unit):
+            value *= sign_before(text, m.start(2))  # -40°C, 零下30℃
         end = m.end()
         if unit in _HALF_UNITS and text.startswith(_HALF, end):  # 五年半: five and a half years
             value, end = value + 0.5, end + len(_HALF)

@@ -396,3 +396,111 @@ def test_a_spoken_amount_is_a_condition_in_money():
     assert range_conditions(q) == []
     assert [(r[0], round(r[1]), r[2]) for r in range_conditions(spoken_money(q))] == [("yuan", 50, float("inf"))]
     assert [(x["number"], x["unit"]) for x in find_quantities(spoken_money("罚了两千块"))] == [(2000, "元")]
+
+
+# --- signed figures, degrees said for ℃ and calendar dates as conditions (dictionaries/units.yaml) -------------
+
+@pytest.mark.parametrize("text,figures", [
+    ("工作温度-40°C至+85°C", [(-40, "℃"), (85, "℃")]),
+    ("零下30℃时电池容量下降", [(-30, "℃")]),
+    ("TA=-40°C", [(-40, "℃")]),
+    ("储存温度 – 20 ℃", [(-20, "℃")]),
+    ("20℃-30℃", [(20, "℃"), (30, "℃")]),  # a span's mark, not a sign
+    ("电压-5V", [(5, "V")]),  # only the dimensions listed under `signed` take a sign
+])
+def test_a_sign_makes_a_temperature_negative(text, figures):
+    assert [(x["number"], x["unit"]) for x in find_quantities(text)] == figures
+
+
+@pytest.mark.parametrize("said,written", [
+    ("环境温度升到85度时还能满载吗", "环境温度升到85℃时还能满载吗"),
+    ("零下30度能用吗", "零下30℃能用吗"),
+    ("烤箱预热到200度要多久", "烤箱预热到200℃要多久"),
+    ("温度高时1度电能用多久", "温度高时1度电能用多久"),  # a kilowatt-hour
+    ("测温时10度视角的型号", "测温时10度视角的型号"),  # an angle
+    ("亮度调到80度", "亮度调到80度"),  # no word of heat or cold
+])
+def test_degrees_said_for_celsius_are_read_as_celsius(said, written):
+    from pipeline.numbers import spoken
+    assert spoken(said) == written
+    assert len(spoken(said)) == len(said)
+
+
+def test_signed_bounds_make_a_temperature_range():
+    assert range_conditions("工作温度-40°C至+85°C") == [("celsius", -40.0, 85.0, True, (5, 15))]
+    assert range_conditions("-20~60℃") == [("celsius", -20.0, 60.0, True, (1, 7))]
+    assert [r[:3] for r in range_conditions("零下10℃以下")] == [("celsius", -float("inf"), -10.0)]
+    from pipeline.numbers import spoken
+    cold = find_quantities(spoken("零下30度能用吗"))
+    assert condition_match(cold, "工作温度-40°C至+85°C") == 1.0
+    assert condition_match(cold, "工作温度-20°C至+85°C") == -1.0
+
+
+def test_calendar_dates_bound_a_condition():
+    from pipeline.numbers import day_number, find_dates
+    d = lambda y, m, dd: float(day_number(y, m, dd))
+    assert [r[:3] for r in range_conditions("2027年12月1日后开具发票的，可在2028年1月31日前提出申请")] == [
+        ("date", d(2027, 12, 1), float("inf")), ("date", -float("inf"), d(2028, 1, 31))]
+    assert [r[:3] for r in range_conditions("2026年1月1日至6月30日期间购买的")] == [("date", d(2026, 1, 1), d(2026, 6, 30))]
+    assert range_conditions("于2020年1月1日废止") == []
+    asked = find_dates("发票是2027年的12月5号开的")
+    assert [(x["iso"], x["text"]) for x in asked] == [("2027-12-05", "2027年的12月5号")]
+    assert condition_match(asked, "2027年12月1日后开具发票的，可在2028年1月31日前提出申请") == 1.0
+    assert condition_match(asked, "2026年1月1日至6月30日期间购买的") == -1.0
+    assert condition_match(asked, "补贴申请应在发票开具之日起6个月内提出") == 0.0
+
+
+def test_a_questions_date_is_one_day_not_three_figures(kb_of):
+    kb = kb_of({"a.md": "# 说明\n\n第一条 本说明自2026年1月1日起施行。\n"})
+    q = kb.orchestrator.analyzer.run("我的发票是2027年的12月5号开的，什么时候前要申请？")
+    assert [(x["number"], x["unit"]) for x in q.constraints["quantities"]] == [(day_number_of(2027, 12, 5), "日期")]
+
+
+def day_number_of(y: int, m: int, d: int) -> int:
+    import datetime
+    return datetime.date(y, m, d).toordinal()
+
+
+SENSOR = """# XX-100温度传感器规格书
+
+## 1 概述
+
+XX-100是一款工业级数字温度传感器，采用SOP-8封装。
+
+## 2 工作条件
+
+工作温度范围为-40°C至+85°C，储存温度范围为-55°C至+125°C。
+
+## 3 降额
+
+环境温度超过+70°C时，输出电流应降低至额定值的50%。
+"""
+
+
+def test_a_signed_temperature_range_is_answered_whole(kb_of):
+    kb = kb_of({"XX-100温度传感器规格书.md": SENSOR})
+    a = kb.ask("XX-100的工作温度范围是多少？")
+    assert (a.status, a.method) == ("answered", "template:number.range"), a.reasoning
+    assert a.value == {"kind": "range", "min": -40, "max": 85, "unit": "℃"}
+    assert [e.text for e in a.evidence] == ["工作温度范围为-40°C至+85°C，储存温度范围为-55°C至+125°C。"]
+
+
+def test_degrees_in_a_question_meet_a_condition_in_celsius(kb_of):
+    kb = kb_of({"XX-100温度传感器规格书.md": SENSOR})
+    a = kb.ask("XX-100所在机箱里温度升到75度时，输出电流要降到多少？")
+    assert (a.status, a.value) == ("answered", {"kind": "number", "number": 50, "unit": "%"}), a.reasoning
+    assert [e.text for e in a.evidence] == ["环境温度超过+70°C时，输出电流应降低至额定值的50%。"]
+
+
+# --- a bound in one money or length unit compared with the asker's figure in another -------------------------
+
+@pytest.mark.parametrize("asked,sentence,verdict", [
+    ("20万元", "每人保险金额不低于 20 万元，保险期间覆盖整个培训期限。", True),  # spaces around the figure
+    ("15万元", "每人保险金额不低于200000元。", False),
+    ("1.2米", "埋设深度不得超过1000毫米。", False),
+    ("80厘米", "埋设深度不得超过1米。", True),
+])
+def test_a_limit_is_compared_across_units_of_one_dimension(asked, sentence, verdict):
+    from pipeline.extract import _limit_check
+    got = _limit_check(find_quantities(asked), sentence)
+    assert got is not None and got[0] is verdict, got
