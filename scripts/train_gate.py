@@ -271,7 +271,11 @@ def against(rows: list[dict], probs: dict[int, float], weights: str,
         if "method_prior" in old.names:
             f["method_prior"] = old.method_prior(g["method"])
         p_old[id(g)] = old.probability(f)
-    kind = {name: group_of(name) for name in {r["set"] for r in rows}}  # one look at each set's folder
+    manifest = Path(weights).with_name("manifest.json")
+    seen = set(json.loads(manifest.read_text(encoding="utf-8")).get("data") or {}) if manifest.exists() else set()
+    # one look at each set's folder; the sets that gate was trained on apart (its figures there are not held out)
+    kind = {name: group_of(name) + (", that gate trained on them" if name in seen else "")
+            for name in {r["set"] for r in rows}}
     groups: dict[str, list[dict]] = {}
     for r in rows:
         groups.setdefault(kind[r["set"]], []).append(r)
