@@ -175,7 +175,7 @@ def test_the_no_bar_shares_the_gate_and_falls_back_to_its_bar(kb_of, tmp_path):
     kb_of({"手册.md": DOC})
     orch = KnowledgeBase(tmp_path / "kb.sqlite", settings=AskSettings(gate_threshold_no=0.55)).orchestrator
     assert orch.gate_model_no.model is orch.gate_model.model
-    assert (orch.gate_model_no.threshold, orch.gate_model.threshold) == (0.55, 0.78)
+    assert (orch.gate_model_no.threshold, orch.gate_model.threshold) == (0.55, 0.7)
     same = KnowledgeBase(tmp_path / "kb.sqlite").orchestrator
     assert same.gate_model_no is same.gate_model
 
