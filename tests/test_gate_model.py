@@ -82,10 +82,10 @@ def test_with_the_real_model(kb_of):
     kb = kb_of({"办法.md": DOC})
     a = kb.ask(ASK)
     assert (a.status, a.evidence[0].text) == ("answered", EVIDENCE)
-    # the trees' decisive features: the evidence is ahead of the other sentences in meaning, and the anchor ranker
-    # gives its sentence 0.44
+    # the trees' decisive features (the stop-54 gate): the evidence is ahead of the other sentences in meaning, and
+    # e5 puts it at 0.94 from the question
     assert any(r.startswith("抽取：关键词覆盖 36% 不足，门控模型采纳（概率") and
-               r.endswith("语义上领先其他候选句+0.017，锚点得分0.44）") for r in a.reasoning)
+               r.endswith("语义上领先其他候选句+0.017，语义相似度（e5）0.94）") for r in a.reasoning)
 
 
 def test_without_weights_or_without_e5_the_rules_decide(kb_of, monkeypatch):
