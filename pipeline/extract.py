@@ -427,7 +427,8 @@ _RANGES = [
                    rf"(?![\d月日号])(?:以下|以内)?(?:[（(]含[^）)]{{0,8}}[）)])?"), "ab="),
     (regex.compile(rf"(?:满|已满)?(?P<a>{_N}){_U}以上(?:[，,])?(?:不满|不足|未满)(?P<b>{_N}){_U2}"), "ab"),
     (regex.compile(rf"(?:满|已满)(?P<a>{_N}){_U}(?:[，,])?(?:不满|不足|未满)(?P<b>{_N}){_U2}"), "ab"),
-    (regex.compile(rf"(?:不满|不足|未满|(?<!不|不得)少于|(?<!不|不得)低于)(?P<b>{_N}){_U}"), "b"),  # 不得少于 is a floor
+    # 不得少于 is a floor; 不到一年, 没满3个月, 还不够6个月: how people say 不满
+    (regex.compile(rf"(?:不满|不足|未满|不到|没满|没到|不够|(?<!不|不得)少于|(?<!不|不得)低于)(?P<b>{_N}){_U}"), "b"),
     (regex.compile(rf"(?<!不得)(?<!不)(?:满|已满)(?P<a>{_N}){_U}"), "a"),
     # 超过、高于、多于 exclude the figure itself (以上、满 include it): a low bound just above it
     (regex.compile(rf"(?<!不得)(?<!不)(?:超过|高于|多于)(?P<a>{_N}){_U}"), "a>"),
@@ -2630,9 +2631,27 @@ def _negation_agrees(query: Query, clause: str, pol: bool = False) -> str:
     for a in asked:
         for s in said:
             common = longest_common(a, s)
-            if len(common) >= 2 and any(common in t or t in common for t in terms):
+            # a question word in the run, a whole word on both sides (发票), not a part two words share (代理 of
+            # 代理所 / 代理费)
+            if len(common) >= 2 and any(t in common and _whole_words(t, a) and _whole_words(t, s) for t in terms):
                 return common
     return ""
+
+
+def _whole_words(run: str, text: str) -> bool:
+    """Is ``run`` one or more whole words of ``text`` as the tokenizer cuts it (发票 in 提供发票; not 代理 in 代理费)?"""
+    i = text.find(run)
+    if i < 0:
+        return False
+    bounds, at = {0}, 0
+    for tok in cut(text):
+        at += len(tok)
+        bounds.add(at)
+    while i >= 0:
+        if i in bounds and i + len(run) in bounds:
+            return True
+        i = text.find(run, i + 1)
+    return False
 
 
 def _asked_negation(query: Query, found: Found, m: Any) -> Optional[Found]:

@@ -504,3 +504,18 @@ def test_a_limit_is_compared_across_units_of_one_dimension(asked, sentence, verd
     from pipeline.extract import _limit_check
     got = _limit_check(find_quantities(asked), sentence)
     assert got is not None and got[0] is verdict, got
+
+
+def test_how_people_say_not_yet_a_length_of_time_is_a_condition():
+    assert [r[:3] for r in range_conditions("领用还不到一年的工作服")] == [("days", -float("inf"), 365.0)]
+    assert [r[:3] for r in range_conditions("入职没满3个月")] == [("days", -float("inf"), 90.0)]
+
+
+@pytest.mark.parametrize("run,text,whole", [
+    ("发票", "无需提供发票", True),
+    ("代理", "退还该件发明专利申请代理费的30%", False),  # a part of 代理费, not the asker's 代理 (of 代理所)
+    ("补偿", "无需额外的补偿元件", True),
+])
+def test_a_negated_matter_is_matched_by_whole_words(run, text, whole):
+    from pipeline.extract import _whole_words
+    assert _whole_words(run, text) is whole
