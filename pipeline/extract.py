@@ -21,9 +21,9 @@ import regex
 
 from . import cues as _cues
 from .answer_kind import AnswerKindGrammar
-from .numbers import (CN_DIGITS, DATE_RX, NUM, SHARES, VALUES, canonical_unit, cn_number, day_number, find_quantities,
-                      grounded, in_name, mask_long_numerals, norm_for_match, SIGN_RX, sign_before, sign_of,
-                      signed_dimension, spoken, unit_alternation)
+from .numbers import (CN_DIGITS, DATE_DAY, DATE_MONTH, DATE_RX, DATE_YEAR, NUM, SHARES, SIGN_RX, VALUES, canonical_unit,
+                      cn_number, day_number, find_quantities, grounded, in_name, mask_long_numerals, norm_for_match,
+                      sign_before, sign_of, signed_dimension, spoken, unit_alternation)
 from .rules import Field, RuleSet, load_rule_file, register_regex, register_schema, strip_lines
 from .store import Store
 from .text import block_sentences, cited_articles, close_figures, span_back, split_sentences, strip_asides
@@ -440,9 +440,10 @@ _DATES = VALUES.get("dates") or {}
 _DW = {k: "(?:" + "|".join(regex.escape(str(w)) for w in sorted(_DATES.get(k) or (), key=len, reverse=True)) + ")"
        for k in ("after", "before", "span")}
 _YMD = DATE_RX.pattern
-_INCL = r"(?:[（(]含[）)])?"
+_INCL = rf"(?:[（(]{regex.escape(str(_DATES.get('included')))}[）)])?"  # 1月1日（含）以后
 _DATE_RANGES = [
-    (regex.compile(rf"{_YMD}{_INCL}(?:起)?{_DW['span']}(?:(\d{{4}})年)?(\d{{1,2}})月(\d{{1,2}})(?:日|号){_INCL}"), "ab="),
+    (regex.compile(rf"{_YMD}{_INCL}{_DW['after']}?{_DW['span']}(?:(\d{{4}}){DATE_YEAR})?(\d{{1,2}}){DATE_MONTH}(\d{{1,2}})"
+                   rf"{DATE_DAY}{_INCL}"), "ab="),
     (regex.compile(rf"{_YMD}{_INCL}{_DW['after']}"), "a"),
     (regex.compile(rf"{_YMD}{_INCL}{_DW['before']}"), "b="),
 ]
@@ -451,8 +452,6 @@ _DATE_RANGES = [
 def _date_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int, int]]]:
     """Dates that bound a condition (2027年12月1日后开具发票的): (date, first day, last day, True, span)."""
     out: list[tuple[str, float, float, bool, tuple[int, int]]] = []
-    if "月" not in text:
-        return out
     taken: list[tuple[int, int]] = []
     for rx, kind in _DATE_RANGES:
         for m in rx.finditer(text):

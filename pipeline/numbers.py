@@ -125,7 +125,7 @@ _NOT_BEFORE_SIGN = re.compile(rf"[\dA-Za-z%℃°.{CN_DIGITS}]")  # 10-20℃, 20�
 # a template's placeholder SIGN (rules/templates.yaml): a sign word, a one-character mark only after no figure,
 # letter or unit (as :func:`sign_before` reads it)
 SIGN_RX = "(?:" + "|".join(
-    (rf"(?<![\dA-Za-z%℃°.{CN_DIGITS}])" + re.escape(w)) if len(w) == 1 and not "\u4e00" <= w <= "\u9fff" else re.escape(w)
+    (rf"(?<![\dA-Za-z%℃°.{CN_DIGITS}])" + re.escape(w)) if len(w) == 1 and not w.isalpha() else re.escape(w)
     for w, _ in _SIGN_WORDS) + ")" if _SIGN_WORDS else "(?!)"
 
 
@@ -149,7 +149,7 @@ def sign_before(text: str, start: int) -> int:
         i = start - len(word)
         if i < 0 or not text.startswith(word, i):
             continue
-        if len(word) == 1 and not "\u4e00" <= word <= "\u9fff":
+        if len(word) == 1 and not word.isalpha():  # a mark (-, +), not a word (负)
             j = i - 1
             while j >= 0 and text[j].isspace():
                 j -= 1
@@ -161,8 +161,10 @@ def sign_before(text: str, start: int) -> int:
 
 _DATES = VALUES.get("dates") or {}
 _JOIN = "|".join(map(re.escape, (str(w) for w in _DATES.get("joiners") or ()))) or "(?!)"
-_DAY = "|".join(map(re.escape, (str(w) for w in _DATES.get("day") or ("日",))))
-DATE_RX = re.compile(rf"(?<!\d)(\d{{4}})年(?:{_JOIN})?(\d{{1,2}})月(?:{_JOIN})?(\d{{1,2}})(?:{_DAY})")
+DATE_DAY = "(?:" + "|".join(map(re.escape, (str(w) for w in _DATES.get("day") or ()))) + ")"
+DATE_YEAR, DATE_MONTH = re.escape(str(_DATES.get("year"))), re.escape(str(_DATES.get("month")))
+DATE_UNIT = str(_DATES.get("unit"))
+DATE_RX = re.compile(rf"(?<!\d)(\d{{4}}){DATE_YEAR}(?:{_JOIN})?(\d{{1,2}}){DATE_MONTH}(?:{_JOIN})?(\d{{1,2}}){DATE_DAY}")
 
 
 def day_number(y: int, m: int, d: int) -> Optional[int]:
@@ -180,7 +182,7 @@ def find_dates(text: str) -> list[dict[str, Any]]:
     for m in DATE_RX.finditer(text):
         n = day_number(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         if n is not None:
-            out.append({"number": n, "unit": "日期", "iso": f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}",
+            out.append({"number": n, "unit": DATE_UNIT, "iso": f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}",
                         "text": m.group(), "start": m.start(), "end": m.end()})
     return out
 
