@@ -2448,8 +2448,17 @@ def _asked_clause(query: Query, sent: str, act: str = "") -> str:
 
     def overlap(p: str) -> float:
         return sum(w for t, w in query.weights.items() if t in p or any(x in p for x in query.expansions.get(t, [])))
-    # the clause that states the asked act (…不得领取加班费 for 能拿加班费吗) decides before word overlap
-    best = max(modal, key=lambda p: (bool(act) and _holds(query, act, p), overlap(p), len(longest_common(query.text, p))))
+    # the asker's situation, told outside the asked clause (我只靠点烟器取电，…还能工作吗): a modal clause after the
+    # general rule that alone names it is the special case that governs the asker (…，仅使用点烟器供电时该功能无效)
+    asked_part = query.constraints.get("asked_clause") or ""
+    told = [t for t, w in query.weights.items() if w > 0 and len(t) >= 2 and asked_part and t not in asked_part]
+
+    def special(p: str) -> bool:
+        return p is not modal[0] and any(t in p and sum(t in q for q in modal) == 1 for t in told)
+    # the special case decides first (员工可以申请调休，但试用期员工不得申请 for 我在试用期，能调休吗), then the clause
+    # that states the asked act (…不得领取加班费 for 能拿加班费吗), then word overlap
+    best = max(modal, key=lambda p: (special(p), bool(act) and _holds(query, act, p), overlap(p),
+                                     len(longest_common(query.text, p))))
     return best if overlap(best) > 0 else sent
 
 

@@ -519,3 +519,23 @@ def test_how_people_say_not_yet_a_length_of_time_is_a_condition():
 def test_a_negated_matter_is_matched_by_whole_words(run, text, whole):
     from pipeline.extract import _whole_words
     assert _whole_words(run, text) is whole
+
+
+# --- the clause that names the asker's situation decides a yes/no (special over general) ------------------------
+
+@pytest.mark.parametrize("question,yes", [
+    ("我还在试用期，加班以后能申请调休吗？", False),  # the asker's 试用期 is named only by the special clause
+    ("我已经转正了，加班以后能申请调休吗？", True),   # no clause names 转正: the asked act's clause decides
+])
+def test_the_clause_naming_the_askers_situation_decides(question, yes):
+    from pipeline.extract import _asked_clause
+    sent = "员工可以在加班后3个月内申请调休，但试用期员工不得申请调休。"
+    clause = _asked_clause(_analyzed(question), sent, "调休")
+    assert clause.startswith("试用期") is (not yes), clause
+
+
+def _analyzed(question):
+    from pipeline import KnowledgeBase
+    import tempfile
+    kb = KnowledgeBase(tempfile.mkdtemp() + "/k.sqlite", audit_log=None)
+    return kb.orchestrator.analyzer.run(question)
