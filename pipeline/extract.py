@@ -21,9 +21,9 @@ import regex
 
 from . import cues as _cues
 from .answer_kind import AnswerKindGrammar
-from .numbers import (CN_DIGITS, DATE_DAY, DATE_MONTH, DATE_RX, DATE_YEAR, NUM, SHARES, SIGN_RX, VALUES, canonical_unit,
-                      cn_number, day_number, find_quantities, grounded, in_name, mask_long_numerals, norm_for_match,
-                      sign_before, sign_of, signed_dimension, spoken, unit_alternation)
+from .numbers import (CN_DIGITS, DATE_DAY, DATE_MONTH, DATE_RX, DATE_UNIT, DATE_YEAR, NUM, SHARES, SIGN_RX, VALUES,
+                      canonical_unit, cn_number, day_number, find_quantities, grounded, in_name, mask_long_numerals,
+                      norm_for_match, sign_before, sign_of, signed_dimension, spoken, unit_alternation)
 from .rules import Field, RuleSet, load_rule_file, register_regex, register_schema, strip_lines
 from .store import Store
 from .text import block_sentences, cited_articles, close_figures, span_back, split_sentences, strip_asides
@@ -440,6 +440,7 @@ _DATES = VALUES.get("dates") or {}
 _DW = {k: "(?:" + "|".join(regex.escape(str(w)) for w in sorted(_DATES.get(k) or (), key=len, reverse=True)) + ")"
        for k in ("after", "before", "span")}
 _YMD = DATE_RX.pattern
+_MONTH = str(_DATES.get("month"))
 _INCL = rf"(?:[（(]{regex.escape(str(_DATES.get('included')))}[）)])?"  # 1月1日（含）以后
 _DATE_RANGES = [
     (regex.compile(rf"{_YMD}{_INCL}{_DW['after']}?{_DW['span']}(?:(\d{{4}}){DATE_YEAR})?(\d{{1,2}}){DATE_MONTH}(\d{{1,2}})"
@@ -452,6 +453,8 @@ _DATE_RANGES = [
 def _date_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int, int]]]:
     """Dates that bound a condition (2027年12月1日后开具发票的): (date, first day, last day, True, span)."""
     out: list[tuple[str, float, float, bool, tuple[int, int]]] = []
+    if _MONTH not in text:  # no date: range_conditions reads every sentence, most have none
+        return out
     taken: list[tuple[int, int]] = []
     for rx, kind in _DATE_RANGES:
         for m in rx.finditer(text):
@@ -469,7 +472,7 @@ def _date_conditions(text: str) -> list[tuple[str, float, float, bool, tuple[int
                 if last is None or last < first:
                     continue
                 hi = float(last)
-            out.append(("date", lo, hi, True, m.span()))
+            out.append((_DATE_DIM, lo, hi, True, m.span()))
             taken.append(m.span())
     return out
 
@@ -501,6 +504,7 @@ def _share_first(text: str) -> tuple[str, tuple[int, ...]]:
     where.append(len(text))
     return "".join(out), tuple(where)
 _TO_BASE = {str(u): (str(d[0]), float(Fraction(str(d[1])))) for u, d in VALUES["dimensions"].items()}
+_DATE_DIM = _TO_BASE[DATE_UNIT][0]  # the dimension of a calendar date (dictionaries/units.yaml dimensions)
 _CALENDAR_DIMS = ("days", "hours")  # months and years are not whole numbers of days: near figures are not compared
 _NOT_CALENDAR = frozenset(str(u) for u in VALUES.get("not_calendar_days") or ())  # dictionaries/units.yaml
 
@@ -556,7 +560,7 @@ def _figures(quantities: list[dict], dims: set[str]) -> list[tuple[str, float]]:
     out = []
     for q in quantities:
         b = _base(float(q["number"]), q["unit"])
-        if b is None and not q["unit"] and len(dims) == 1 and "date" not in dims:  # a bare figure is no day
+        if b is None and not q["unit"] and len(dims) == 1 and _DATE_DIM not in dims:  # a bare figure is no day
             b = (next(iter(dims)), float(q["number"]))
         if b is not None:
             out.append(b)
@@ -2452,13 +2456,12 @@ def _asked_clause(query: Query, sent: str, act: str = "") -> str:
     # general rule that alone names it is the special case that governs the asker (…，仅使用点烟器供电时该功能无效)
     asked_part = query.constraints.get("asked_clause") or ""
     told = [t for t, w in query.weights.items() if w > 0 and len(t) >= 2 and asked_part and t not in asked_part]
-
-    def special(p: str) -> bool:
-        return p is not modal[0] and any(t in p and sum(t in q for q in modal) == 1 for t in told)
+    alone = [t for t in told if sum(t in p for p in modal) == 1]  # named by one modal clause only
+    special = [i > 0 and any(t in p for t in alone) for i, p in enumerate(modal)]
     # the special case decides first (员工可以申请调休，但试用期员工不得申请 for 我在试用期，能调休吗), then the clause
     # that states the asked act (…不得领取加班费 for 能拿加班费吗), then word overlap
-    best = max(modal, key=lambda p: (special(p), bool(act) and _holds(query, act, p), overlap(p),
-                                     len(longest_common(query.text, p))))
+    best = modal[max(range(len(modal)), key=lambda i: (special[i], bool(act) and _holds(query, act, modal[i]),
+                                                         overlap(modal[i]), len(longest_common(query.text, modal[i]))))]
     return best if overlap(best) > 0 else sent
 
 
@@ -2651,15 +2654,22 @@ def _whole_words(run: str, text: str) -> bool:
     i = text.find(run)
     if i < 0:
         return False
-    bounds, at = {0}, 0
-    for tok in cut(text):
-        at += len(tok)
-        bounds.add(at)
+    bounds = _word_bounds(text)
     while i >= 0:
         if i in bounds and i + len(run) in bounds:
             return True
         i = text.find(run, i + 1)
     return False
+
+
+@lru_cache(maxsize=1024)
+def _word_bounds(text: str) -> frozenset[int]:
+    """The offsets where the tokenizer's words of ``text`` begin and end (cut once per text, not per word asked)."""
+    bounds, at = {0}, 0
+    for tok in cut(text):
+        at += len(tok)
+        bounds.add(at)
+    return frozenset(bounds)
 
 
 def _asked_negation(query: Query, found: Found, m: Any) -> Optional[Found]:

@@ -97,10 +97,13 @@ _DEGREES_RX = (re.compile(rf"({NUM}){re.escape(str(_DEGREES['word']))}(?!{'|'.jo
                if _DEGREES else None)
 
 
+_DEGREE_CUES = tuple(str(c) for c in _DEGREES.get("cues") or ())
+
+
 def spoken_degrees(text: str) -> str:
     """``text`` with 度 said for ℃ read as written (dictionaries/units.yaml spoken_degrees: 升到85度时 → 升到85℃时)
     when the text speaks of heat or cold, one character for one so offsets hold. For a question, never a document."""
-    if _DEGREES_RX is None or not any(str(c) in text for c in _DEGREES.get("cues") or ()):
+    if _DEGREES_RX is None or not any(c in text for c in _DEGREE_CUES):
         return text
 
     def sub(m: re.Match) -> str:
@@ -110,6 +113,7 @@ def spoken_degrees(text: str) -> str:
     return _DEGREES_RX.sub(sub, text)
 
 
+@lru_cache(maxsize=256)
 def spoken(text: str) -> str:
     """A question's figures said as people speak them (两千块, 85度) read as written; offsets hold."""
     return spoken_degrees(spoken_money(text))
@@ -117,27 +121,27 @@ def spoken(text: str) -> str:
 
 _SIGNED = VALUES.get("signed") or {}
 _SIGNED_DIMS = frozenset(str(d) for d in _SIGNED.get("dimensions") or ())
-_SIGN_WORDS = sorted([(str(w), -1) for w in _SIGNED.get("minus") or ()] + [(str(w), 1) for w in _SIGNED.get("plus") or ()],
-                     key=lambda x: -len(x[0]))
-_NOT_BEFORE_SIGN = re.compile(rf"[\dA-Za-z%℃°.{CN_DIGITS}]")  # 10-20℃, 20℃-30℃: the mark between is a span's
-
+_SIGN = {str(w): -1 for w in _SIGNED.get("minus") or ()} | {str(w): 1 for w in _SIGNED.get("plus") or ()}
+_SIGN_WORDS = sorted(_SIGN.items(), key=lambda x: -len(x[0]))  # the longest word first
+_SIGNED_UNITS = frozenset(str(u) for u, d in VALUES["dimensions"].items() if str(d[0]) in _SIGNED_DIMS)
+_SPAN_BEFORE = rf"[\dA-Za-z%℃°.{CN_DIGITS}]"  # 10-20℃, 20℃-30℃: a mark after these is a span's, not a sign
+_NOT_BEFORE_SIGN = re.compile(_SPAN_BEFORE)
 
 # a template's placeholder SIGN (rules/templates.yaml): a sign word, a one-character mark only after no figure,
 # letter or unit (as :func:`sign_before` reads it)
 SIGN_RX = "(?:" + "|".join(
-    (rf"(?<![\dA-Za-z%℃°.{CN_DIGITS}])" + re.escape(w)) if len(w) == 1 and not w.isalpha() else re.escape(w)
+    (rf"(?<!{_SPAN_BEFORE})" + re.escape(w)) if len(w) == 1 and not w.isalpha() else re.escape(w)
     for w, _ in _SIGN_WORDS) + ")" if _SIGN_WORDS else "(?!)"
 
 
 def sign_of(word: Optional[str], unit: str) -> int:
     """-1 for a minus word before a figure in ``unit`` when its dimension takes a sign, else 1."""
-    return -1 if word and signed_dimension(unit) and dict(_SIGN_WORDS).get(word, 1) < 0 else 1
+    return -1 if word and _SIGN.get(word, 1) < 0 and signed_dimension(unit) else 1
 
 
 def signed_dimension(unit: str) -> bool:
     """Is ``unit`` one whose figures take a sign (dictionaries/units.yaml signed: ℃ yes, 元 no)?"""
-    dim = (VALUES["dimensions"].get(canonical_unit(unit)) or VALUES["dimensions"].get(unit) or [None])[0]
-    return dim is not None and str(dim) in _SIGNED_DIMS
+    return unit in _SIGNED_UNITS or canonical_unit(unit) in _SIGNED_UNITS
 
 
 def sign_before(text: str, start: int) -> int:
@@ -150,10 +154,8 @@ def sign_before(text: str, start: int) -> int:
         if i < 0 or not text.startswith(word, i):
             continue
         if len(word) == 1 and not word.isalpha():  # a mark (-, +), not a word (负)
-            j = i - 1
-            while j >= 0 and text[j].isspace():
-                j -= 1
-            if j >= 0 and _NOT_BEFORE_SIGN.match(text[j]):
+            before = text[:i].rstrip()[-1:]
+            if before and _NOT_BEFORE_SIGN.match(before):
                 return 1
         return sign
     return 1
@@ -182,7 +184,7 @@ def find_dates(text: str) -> list[dict[str, Any]]:
     for m in DATE_RX.finditer(text):
         n = day_number(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         if n is not None:
-            out.append({"number": n, "unit": DATE_UNIT, "iso": f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}",
+            out.append({"number": n, "unit": DATE_UNIT, "iso": datetime.date.fromordinal(n).isoformat(),
                         "text": m.group(), "start": m.start(), "end": m.end()})
     return out
 

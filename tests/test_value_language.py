@@ -453,12 +453,8 @@ def test_calendar_dates_bound_a_condition():
 def test_a_questions_date_is_one_day_not_three_figures(kb_of):
     kb = kb_of({"a.md": "# 说明\n\n第一条 本说明自2026年1月1日起施行。\n"})
     q = kb.orchestrator.analyzer.run("我的发票是2027年的12月5号开的，什么时候前要申请？")
-    assert [(x["number"], x["unit"]) for x in q.constraints["quantities"]] == [(day_number_of(2027, 12, 5), "日期")]
-
-
-def day_number_of(y: int, m: int, d: int) -> int:
-    import datetime
-    return datetime.date(y, m, d).toordinal()
+    from pipeline.numbers import day_number
+    assert [(x["number"], x["unit"]) for x in q.constraints["quantities"]] == [(day_number(2027, 12, 5), "日期")]
 
 
 SENSOR = """# XX-100温度传感器规格书
