@@ -47,6 +47,8 @@ REFUSAL = "拒答："
 # how the reasoning names each question type: rules/pipeline_cues.yaml reasoning.type_names
 TYPE_NAMES: dict[str, str] = {str(k): str(v) for k, v in cues.table("reasoning.type_names").items()}
 # cue patterns (rules/pipeline_cues.yaml), compiled once at import
+_PARTY_LINE = re.compile(cues.pattern("contract.party"))
+PARTY_LINES = 24  # blocks at a document's head searched for its party lines
 _COMPARE_VERSION = re.compile(cues.pattern("compare.version_clause"))
 _COMPARE_EACH = re.compile(cues.pattern("compare.each"))
 _COMPARE_TALK = re.compile(cues.pattern("compare.talk"))
@@ -194,6 +196,7 @@ class Orchestrator:
         self._sessions: OrderedDict[str, Query] = OrderedDict()
         self._meaning: Optional[VectorCache] = None  # e5 vectors for the similarity bar (bounded)
         self._lock = threading.Lock()
+        self._party_cache: dict[tuple[int, str], list[tuple[str, str]]] = {}
 
     @staticmethod
     def _load_syntax(rules: RuleSet, store: Any = None):
@@ -757,6 +760,11 @@ class Orchestrator:
         lead_text = found.evidence[0][0].text
         # an article the evidence cites (不受本法第四十一条规定的限制) is part of what it says
         context += "\n" + self._cited(c.block.doc_id, lead_text + found.anchor.sentence.text)
+        # a contract's 甲方 / 乙方 are the parties its head names (委托方 某某保安服务有限公司): the reader's words for them
+        parties = self._parties(c.block.doc_id)
+        if parties:
+            said = lead_text + found.anchor.sentence.text
+            context += "".join("\n" + line for label, line in parties if label in said)
         if found.method in ("strategy:list.items", "strategy:count.items") and len(found.evidence) > 1:
             # a list answer leans on its lead sentence; the items do not make the question's words appear
             return lead_text, context
@@ -789,6 +797,25 @@ class Orchestrator:
         that article's paragraph or items: they become the answer, and join the evidence after the pointing one."""
         if (found.value or {}).get("kind") in ("text", "list") and found.method != "strategy:reference.items":
             self.extractor.resolve_reference(found)
+
+    def _parties(self, doc_id: str) -> list[tuple[str, str]]:
+        """(label, party line) of a contract's head (甲方, 甲方（委托方）：某某公司); [] for other documents. Kept per
+        store generation."""
+        gen = self.store.generation
+        key = (gen, doc_id)
+        got = self._party_cache.get(key)
+        if got is None:
+            got = []
+            for b in self.store.doc_blocks(doc_id, 0, PARTY_LINES):
+                for line in b.text.splitlines():
+                    m = _PARTY_LINE.match(line)
+                    if m and not any(label == (m.group("label") or m.group("label2")) for label, _ in got):
+                        got.append((m.group("label") or m.group("label2"), line.strip()))
+            with self._lock:
+                if len(self._party_cache) > 4096:
+                    self._party_cache.clear()
+                self._party_cache[key] = got
+        return got
 
     def _cited(self, doc_id: str, text: str) -> str:
         """Text of the articles of the same document that ``text`` cites as 本法/本条例第X条 (at most 3)."""
