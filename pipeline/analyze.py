@@ -208,7 +208,8 @@ class QueryAnalyzer:
         acts = [m.group("act") for p in parts for m in _WHO_ACT.finditer(p)]
         if len(acts) > 1:  # 由谁审批、向谁备案: the answer speaks of each act
             q.constraints["who_acts"] = acts
-        joined = [self.kinds.infer(p) for p in parts]
+        # 几户人家共用的那种设施，…多少补助: a 几 that qualifies a noun tells the situation; it asks no kind of value
+        joined = [self.kinds.infer(_FIGURE_MODIFIER.sub("", p)) for p in parts]
         if len({(k.kind if k else None) for k in joined}) > 1:
             # 多少钱、多大比例: two kinds of value, so one figure answers one ask; the units each kind's answer carries
             q.constraints["asks_joined"] = [list(k.units) for k in joined if k is not None and k.units]
@@ -228,7 +229,7 @@ class QueryAnalyzer:
             if ak.how != "ask":  # 什么时候 / 多久 name a kind, not a word the evidence holds
                 q.constraints["focus"] = ak.focus
             q.reasons.append(ak.reason())
-            if ak.qtype != q.qtype and (rule_id or "qtype.open") in self.kinds.refines:
+            if ak.qtype != q.qtype and self.kinds.refines_type(rule_id, ak.kind):
                 q.reasons.append(f"问题类型：{q.qtype} → {ak.qtype}（按答案类型）")
                 q.qtype = ak.qtype
 
@@ -465,26 +466,33 @@ class QueryAnalyzer:
         owner = [i for i, w in enumerate(words) for _ in w]  # character -> the index of the word holding it
         starts = {0, *accumulate(map(len, words))}  # where each word begins (and the question ends)
 
+        freq = get_tokenizer().FREQ
+
+        def fragment(w: str) -> bool:
+            """A word jieba guessed (刚入 of 刚入职, not in its dictionary) or a function word: an edge inside it is no
+            word edge the user wrote."""
+            return not is_content_word(w) or not freq.get(w)
+
         def aligned(u: str) -> bool:
             """Some occurrence of ``u`` in the question lies inside one word (工资总额 holds 工资), or begins and ends at
-            word edges, or at an edge inside a jieba fragment (做产检 holds 产检): 买房补贴 (买房 / 补贴) does not
-            hold the user word 房补, which straddles two words."""
+            word edges, or at an edge inside a jieba fragment (做产检 holds 产检, 刚入 / 职 holds 入职): 买房补贴 (买房 /
+            补贴) does not hold the user word 房补, which straddles two dictionary words, nor 核定金额 定金."""
             if len(owner) != len(question):
                 return True  # the words do not spell the question out (never expected): no edges to check
             i = question.find(u)
             while i >= 0:
                 j = i + len(u)
-                if owner[i] == owner[j - 1] or ((i in starts or not is_content_word(words[owner[i]])) and
-                                                (j in starts or not is_content_word(words[owner[j - 1]]))):
+                if owner[i] == owner[j - 1] or ((i in starts or fragment(words[owner[i]])) and
+                                                (j in starts or fragment(words[owner[j - 1]]))):
                     return True
                 i = question.find(u, i + 1)
             return False
 
         for users, docs, own in self._synonyms:
             for u in users:  # every user word of the entry that occurs (电脑 and 服务器 both → 电子设备)
-                # a user word across two words counts where the question writes out a document word holding it
-                # (劳动合同期限 holds 合同期, the entry's own document word)
-                if u in question and (aligned(u) or any(u in d and d in question for d in docs)) and \
+                # a user word across two words counts where the question writes out a longer document word holding
+                # it (劳动合同期限 holds 合同期, the entry's own document word); 核定金额 never holds 定金
+                if u in question and (aligned(u) or any(u in d and d != u and d in question for d in docs)) and \
                         not any(u in v and u != v for v in users if v in question):
                     extra = [d for d in docs if d != u]
                     # key by the question term that holds the user word when that term is a jieba

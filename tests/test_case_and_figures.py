@@ -110,6 +110,14 @@ def test_a_user_word_counts_only_inside_the_questions_words(kb_of):
     q = kb.orchestrator.analyzer.run("劳动合同期限一年以上不满三年的，试用期最长多久？")
     # 合同期 straddles 劳动合同 / 期限, but the question writes out its entry's document word 劳动合同期限
     assert "劳动合同期限" in q.expansions.get("合同期", []), q.expansions
+    # an entry whose document word is the user word itself (定金) does not excuse the straddle: 核定 / 金额
+    q = kb.orchestrator.analyzer.run("首批拨付的资金占核定金额的多少？")
+    assert "定金" not in q.terms and "定金" not in q.expansions, (q.terms, q.expansions)
+    q = kb.orchestrator.analyzer.run("签合同时要先交多少定金？")
+    assert "预付款" in q.expansions.get("定金", []), q.expansions
+    # an edge inside a word jieba guessed (刚入 / 职) is no edge the asker wrote: 刚入职 holds 入职
+    q = kb.orchestrator.analyzer.run("刚入职的新人能请年假吗？")
+    assert "入职" in q.terms, (q.terms, q.expansions)
 
 
 CLOUD = ("# 某某云主机服务协议\n\n## 附件一 价格表\n\n"
