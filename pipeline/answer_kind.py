@@ -77,12 +77,14 @@ class AnswerKindGrammar:
         self._between_rx = None
         self._compound_rx = None
         self._compound_end_rx = None
+        self._compound_asks: frozenset[str] = frozenset()
         self._asks: list[tuple[str, dict]] = []
         self._share_rule: Optional[dict] = None
         self._share_of: frozenset[str] = frozenset()
         self.after_gap = 3
         self.before_gap = 8
         self.refines: frozenset[str] = frozenset()
+        self.refines_for: dict[str, frozenset[str]] = {}
         self.any_agent: frozenset[str] = frozenset()
         self.after_link_words: tuple[str, ...] = ()
 
@@ -124,8 +126,11 @@ class AnswerKindGrammar:
             compound, end = settings.get("compound_between"), settings.get("compound_end")
             self._compound_rx = regex.compile(str(compound)) if compound else None
             self._compound_end_rx = regex.compile(str(end)) if end else None
+            self._compound_asks = frozenset(str(x) for x in settings.get("compound_asks") or [])
             self.before_gap = int(settings.get("before_gap", 8))
             self.refines = frozenset(str(x) for x in settings.get("refines") or [])
+            self.refines_for = {str(k): frozenset(str(x) for x in v or [])
+                                for k, v in (settings.get("refines_for") or {}).items()}
             self.any_agent = frozenset(str(x) for x in settings.get("any_agent") or [])
             self.after_link_words = tuple(str(x) for x in settings.get("after_link_words") or [])
             self._version = self.rules.version
@@ -145,6 +150,11 @@ class AnswerKindGrammar:
 
     def _make(self, r: dict, focus: str, how: str) -> AnswerKind:
         return AnswerKind(r["value_kind"], r["qtype"], focus, self.units_of(r), r["id"], how)
+
+    def refines_type(self, rule_id: Optional[str], kind: str) -> bool:
+        """May the answer kind ``kind`` decide the question type over the question-type rule ``rule_id``?"""
+        rule = rule_id or "qtype.open"
+        return rule in self.refines or kind in self.refines_for.get(rule, ())
 
     def infer(self, question: str, asked: Optional[str] = None) -> Optional[AnswerKind]:
         """The value kind the question asks for, or None when no interrogative attaches to a value noun."""
@@ -199,7 +209,8 @@ class AnswerKindGrammar:
                     gap, how = len(_LATIN_WORD.sub("x", text[b:m.start()])), "after"  # 哪个Flash地址: a word counts one
                     limit = self.after_gap
                     if self._between_rx is not None and not self._between_rx.match(text[b:m.start()]):
-                        if not (r.get("compound") and self._compound(text[b:m.start()], text[m.end():])):
+                        if not ((r.get("compound") or text[a:b] in self._compound_asks)
+                                and self._compound(text[b:m.start()], text[m.end():])):
                             continue  # 什么程度公司: the interrogative attaches to 程度, not to 公司
                         gap, limit = 0, 0  # 哪个告警代码: the modifier and the noun are one compound
                 elif m.end() <= a and (r.get("link") != "after" or text[m.end():a] in self.after_link_words):  # 电压应设为多少

@@ -15,7 +15,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 import regex
 
@@ -988,6 +988,8 @@ class Extractor:
                     continue  # 有效期到哪天: a signature or issue date (某镇人民政府2025年3月6日) is no end
                 if _direction_conflict(query.text, _clause_at(sent, span)):
                     continue  # 上限 asked, 不得低于 stated (or the other way round)
+                if _share_of_focus(query, sent, span, value):
+                    continue  # 租金多少 asked, 月租金的5% stated: a share of the asked amount is not the amount
                 before = _clause_before(sent, span)
                 cm = condition_match(query.constraints.get("quantities") or [], before, query.constraints.get("ranges"),
                                      nearest=True)
@@ -1558,6 +1560,10 @@ class Extractor:
             top = [i for n, i in shared if n == best]
             if best >= 2 and len(top) == 1:
                 picked = [(rows[top[0]], rows[top[0]][0])]
+        if not picked and not named_cols and query.qtype in _VALUE_TYPES:
+            # 灯光和电气这一块多少钱 over the row 灯光及电气工程: no key cell is written out whole, but one row's label holds
+            # question words no other row's label holds (the asker's own way of naming the row)
+            picked = _row_by_words(query, rows, anchor.candidate.title or "", " ".join(block.section))
         by_number = False
         if not picked:  # 蜂鸣器响了6声 / 返回值为8时: a numeric key cell, the question's number under its header
             picked = _numeric_key_rows(plain, header, rows)
@@ -1571,7 +1577,7 @@ class Extractor:
         if not (named_cols or by_number or query.qtype in _VALUE_TYPES):
             return None  # the row's figures answer a value question; another question must name the column
         lines = {s.text: s for s in block_sentences(block)}
-        pieces, values, evidence = [], [], []
+        pieces, values, evidence, value_units = [], [], [], []
         columns: list[str] = []  # one row, several named columns: each column's cell (金额：750元；评奖比例：10%)
         other: list[str] = []  # the headers of the other cells a numeric key's row answers with
         for row, key in picked:
@@ -1582,7 +1588,8 @@ class Extractor:
                 other = other or list(dict.fromkeys(_column_header(header, j) for j in cols))
             else:
                 cols = named_here or _nearest_columns(header, plain, [j for j, c in enumerate(row) if re.search(r"\d", c)
-                                                                      and c != key], row, query.qtype)
+                                                                      and c != key], row, query.qtype,
+                                                      query.constraints.get("value_units") or ())
                 if query.constraints.get("value_kind") == "code" and \
                         all(j < len(row) and not _asked_identifier(row[j], plain, shape=False) for j in named_cols):
                     # 下单时该写哪个料号: the row's one part-number cell the question does not name itself (封装是TQFP
@@ -1610,6 +1617,7 @@ class Extractor:
             else:
                 pieces.append(f"{_column_header(header, row.index(key))}{key}：{cell}" if by_number else f"{key}：{cell}")
             values.append(cell)
+            value_units.append(_header_unit(_column_header(header, row.index(cell))) if cell in row else "")
             line = next((t for t in lines if key in t and all(x in t for x in needles)), None)
             if line:
                 evidence.append(self._ev(anchor, block, lines[line]))
@@ -1624,7 +1632,7 @@ class Extractor:
             if h.type == "heading" and h.text in block.section and any(t in h.text for t in query.weights):
                 evidence.insert(0, self._ev(anchor, h, Sentence(h.text, 0, len(h.text))))
         value = {"kind": "list", "items": columns} if columns else \
-            _cell_value(values[0]) if len(values) == 1 else {"kind": "list", "items": pieces}
+            _cell_value(values[0], value_units[0]) if len(values) == 1 else {"kind": "list", "items": pieces}
         found = Found(value=value, answer="；".join(pieces), method="strategy:table.cell", anchor=anchor,
                      evidence=evidence or [self._ev(anchor)], score=TABLE_NAMED if named_cols else 1.2,  # row × named column: the most specific link
                      reasons=[f"匹配模式：table.cell（行：{'、'.join(k for _, k in picked)}；列：{'、'.join(header[j] for j in named_cols) or '、'.join(other) or '数值列'}）"])
@@ -2070,12 +2078,12 @@ def _named_columns(header: list[str], question: str) -> list[int]:
 
 
 def _nearest_columns(header: list[str], question: str, cols: list[int], row: Optional[list[str]] = None,
-                     qtype: str = "") -> list[int]:
+                     qtype: str = "", kind_units: Sequence[str] = ()) -> list[int]:
     """Of the value columns ``cols``, the one whose header shares the longest run (2+ characters) with the question
     (购房补贴 → 购房补贴总额, not 发放方式), when one does more than the others; else the one column whose header or
     cell in ``row`` states the period the question asks an amount for (按月 → 包月价格, 270元/月); else, for a
-    duration or money question, those of ``row``'s cells that hold a figure of that kind (每3个月1次, not 见7.2节);
-    else all of them."""
+    duration or money question, or one whose answer kind names its units (几台 → 台), those of ``row``'s cells that
+    hold a figure of that kind (每3个月1次, not 见7.2节; 9台, not 10年); else all of them."""
     if len(cols) < 2:
         return cols
     shared = {j: len(longest_common(_column_header(header, j), question)) for j in cols}
@@ -2089,9 +2097,12 @@ def _nearest_columns(header: list[str], question: str, cols: list[int], row: Opt
                                                           (row[j] if row is not None and j < len(row) else "")))]
         if len(per) == 1:
             return per
-    units = _TIME_UNITS if qtype == "duration" else (CUES.word("unit.yuan"),) if qtype == "money" else ()
+    units = {canonical_unit(u) for u in kind_units} or \
+        (_TIME_UNITS if qtype == "duration" else {CUES.word("unit.yuan")} if qtype == "money" else set())
     if row is not None and units:
-        kind = [j for j in cols if j < len(row) and any(q["unit"] in units for q in find_quantities(row[j]))]
+        kind = [j for j in cols if j < len(row) and (any(canonical_unit(q["unit"]) in units
+                                                         for q in find_quantities(row[j]))
+                                                     or any(re.search(rf"\d\s*{re.escape(u)}", row[j]) for u in kind_units))]
         if kind:
             return kind
     return cols
@@ -2168,13 +2179,26 @@ def _asked_identifier(cell: str, question: str, shape: bool = True) -> bool:
     return not any(part.lower() in asked for part in re.findall(r"[A-Za-z]{2,}", cell))
 
 
-def _cell_value(cell: str) -> dict:
-    """A table cell as a value: a number with its unit when it is one (15N.m, 3.7A, 20V〜55V), else text."""
+def _header_unit(header: str) -> str:
+    """The unit a column's header gives its cells (金额（元） → 元, 电流(mA) → mA), or "" when the bracket holds no unit."""
+    m = CUES.rx("table.header_unit").search(header or "")
+    if not m:
+        return ""
+    got = find_quantities("1" + m.group(1))
+    return m.group(1) if len(got) == 1 and got[0].get("unit") and got[0].get("end", 0) == 1 + len(m.group(1)) else ""
+
+
+def _cell_value(cell: str, header_unit: str = "") -> dict:
+    """A table cell as a value: a number with its unit when it is one (15N.m, 3.7A, 20V〜55V, 48,000), else text; a
+    bare number takes the unit its column's header gives (``header_unit``)."""
     m = CUES.rx("table.cell_value").fullmatch(cell)
     if not m:
         return {"kind": "text", "text": cell}
     unit = canonical_unit((m.group(3) or "").strip().rstrip("。；"))
-    fix = lambda v: int(float(v)) if float(v).is_integer() else float(v)  # noqa: E731
+    if not unit and header_unit:
+        unit = canonical_unit(header_unit)  # 金额（元） over 48,000
+    fix = lambda v: int(float(v.replace(",", ""))) if float(v.replace(",", "")).is_integer() \
+        else float(v.replace(",", ""))  # noqa: E731
     if m.group(2):
         return {"kind": "range", "min": fix(m.group(1)), "max": fix(m.group(2)), "unit": unit}
     kind = "duration" if unit in _TIME_UNITS else "money" if unit == CUES.word("unit.yuan") else "number"
@@ -2211,6 +2235,17 @@ def _cell_unit(cell: str) -> Optional[str]:
     """The unit of a cell's first figure (升 of 2.5升, "" of a bare 3.3), or None when it states no figure."""
     qs = find_quantities(cell)
     return canonical_unit(qs[0]["unit"]) if qs else None
+
+
+def _row_by_words(query: Query, rows: list[list[str]], title: str, section: str) -> list[tuple[list[str], str]]:
+    """The one row whose label (its first cell, not a figure) holds question words (2+ characters) that no other row's
+    label holds, and not the table's title or section (they name the table, not a row): [(row, label)], else []."""
+    labels = [_KEY_NOISE.sub("", row[0]) if row and not re.fullmatch(r"[\d.\s%]+", row[0]) else "" for row in rows]
+    words = [w for w in query.weights if len(w) >= 2 and w not in title and w not in section]
+    held = [{w for w in words if w in label} for label in labels]
+    own = [h - set().union(*(o for j, o in enumerate(held) if j != i)) for i, h in enumerate(held)]
+    best = [i for i, h in enumerate(own) if h]
+    return [(rows[best[0]], rows[best[0]][0])] if len(best) == 1 else []
 
 
 def _key_in(key: str, question: str) -> bool:
@@ -2447,11 +2482,24 @@ def _asked_clause(query: Query, sent: str, act: str = "") -> str:
     # a condition (…需要加班的，) says when, not what is allowed: its 需要 is no deciding modal
     modal = [p for p in parts if (neg.search(p) or pos.search(p))
              and not p.rstrip("，,；;").endswith(CUES.words("condition.clause_end"))]
-    if not modal:
-        return sent
 
     def overlap(p: str) -> float:
         return sum(w for t, w in query.weights.items() if t in p or any(x in p for x in query.expansions.get(t, [])))
+
+    def stated() -> str:
+        """Where no modal clause speaks of what is asked: the sentence, unless its negations all deny acts the question
+        does not name (员工参加体检，按正常出勤计算，不扣减工资 for 算出勤吗: 不扣减 is about 工资); then the statement that
+        states the asked act, else shares most of the question's words (not a condition, …的，, which only says when)."""
+        negated = [p for p in parts if negated_statement(p)]
+        if not negated or any(overlap(p) > 0 for p in negated):
+            return sent
+        plain = [p for p in parts if p not in negated
+                 and not p.rstrip("，,；;").endswith(CUES.words("condition.clause_end"))]
+        said = max(plain, key=lambda p: (bool(act) and _holds(query, act, p), overlap(p)), default="")
+        return said if said and overlap(said) > 0 else sent
+
+    if not modal:
+        return stated()
     # the asker's situation, told outside the asked clause (我只靠点烟器取电，…还能工作吗): a modal clause after the
     # general rule that alone names it is the special case that governs the asker (…，仅使用点烟器供电时该功能无效)
     asked_part = query.constraints.get("asked_clause") or ""
@@ -2462,7 +2510,7 @@ def _asked_clause(query: Query, sent: str, act: str = "") -> str:
     # that states the asked act (…不得领取加班费 for 能拿加班费吗), then word overlap
     best = modal[max(range(len(modal)), key=lambda i: (special[i], bool(act) and _holds(query, act, modal[i]),
                                                          overlap(modal[i]), len(longest_common(query.text, modal[i]))))]
-    return best if overlap(best) > 0 else sent
+    return best if overlap(best) > 0 else stated()
 
 
 def _excepted(query: Query, sent: str, clause: str) -> str:
@@ -2509,6 +2557,26 @@ def _direction_conflict(question: str, around: str) -> bool:
     if says_max == says_min:
         return False
     return ask_max != says_max
+
+
+def _share_of_focus(query: Query, sent: str, span: tuple[int, int], value: dict) -> bool:
+    """Is ``value`` a share of the very amount the question asks (租金多少 against 按月租金的5%计费)? An amount asked
+    (not a share: the answer kind is no percent) is not answered by a fraction taken of it."""
+    focus = query.constraints.get("focus")
+    if not focus or query.constraints.get("value_kind") in (None, "percent") or \
+            not (value.get("fraction") or value.get("unit") in CUES.words("unit.share")):
+        return False
+    m = CUES.rx("value.share_of").search(sent, 0, span[0])
+    if m is None:
+        return False
+    head = sent[:m.start()]
+    names = [focus] + list(query.expansions.get(focus, []))
+    if not any(head.endswith(w) for w in names):
+        return False
+    # …unless the share's own clause names another word of the question: then it prices what the asker asks about
+    # (超出部分的租金多少 against 超出部分按月租金的4%计费)
+    clause = _clause_at(sent, span)
+    return not any(t in clause for t in query.terms if not any(w in t or t in w for w in names))
 
 
 def _focus_just_before(query: Query, sent: str, span: tuple[int, int]) -> bool:

@@ -182,3 +182,54 @@ def test_a_figure_column_needs_one_model_alone():
     assert _figure_column(header, rows, [q(220, "V")]) == ([], [])  # two models share it: it names none
     assert _figure_column(header, rows, [q(4.1, "公斤")]) == ([2], ["4.1千克"])  # 公斤 and 千克 are one unit
     assert _figure_column(["项目", "标准型", "加强型"], [["净重", "3千克", "4千克"]], [q(4, "千克")]) == ([], [])
+
+
+FEES = """# 某某展会展台搭建合同
+
+## 第四条 合同价款
+
+合同总价由以下各项组成：
+
+| 费用项目 | 金额（元） | 备注 |
+| --- | --- | --- |
+| 展台设计费 | 30,000 | 含效果图 |
+| 木作及地台工程 | 120,000 | 含材料 |
+| 灯光及电气工程 | 48,000 | 含灯具及配电箱 |
+| 运输及仓储费 | 12,000 | 往返 |
+"""
+
+
+def test_a_row_named_in_the_askers_words_by_words_only_its_label_holds(kb_of):
+    """灯光和电气这一块 names the row 灯光及电气工程: no key cell is written out whole, but 灯光 and 电气 are in that
+    row's label and no other's (工程 is in two labels and decides nothing)."""
+    from pipeline.extract import _row_by_words
+    from pipeline.types import Query
+
+    kb = kb_of({"展台搭建合同.md": FEES})
+    a = kb.ask("某某展会展台的灯光和电气这一块是多少钱？")
+    assert (a.status, a.method) == ("answered", "strategy:table.cell"), a.reasoning
+    assert a.value == {"kind": "money", "number": 48000, "unit": "元"} and a.answer == "灯光及电气工程：48,000"
+    rows = [["展台设计费", "30,000"], ["木作及地台工程", "120,000"], ["灯光及电气工程", "48,000"]]
+    q = Query(text="工程这一块多少钱？", weights={"工程": 1.0, "一块": 0.9})
+    assert _row_by_words(q, rows, "某某展会展台搭建合同", "第四条 合同价款") == []  # 工程: two rows hold it
+    q = Query(text="地台多少钱？", weights={"地台": 1.0})
+    assert _row_by_words(q, rows, "某某展会展台搭建合同", "") == [(rows[1], "木作及地台工程")]
+    assert _row_by_words(q, rows, "某某地台搭建合同", "") == []  # the title's word names the table, not a row
+
+
+EQUIPMENT = """# 某某厂房空调改造合同
+
+## 第三条 设备清单
+
+| 设备名称 | 规格 | 数量 | 质保期 |
+| --- | --- | --- | --- |
+| 多联机室外机 | 28 kW | 6台 | 5年 |
+| 新风换气机 | 2000 m³/h | 12台 | 3年 |
+"""
+
+
+def test_the_cell_of_the_asked_unit_answers_a_count(kb_of):
+    """几台 asks a count of machines: of the row's figures (28 kW, 6台, 5年) the one in 台 answers, not the last one."""
+    kb = kb_of({"空调改造合同.md": EQUIPMENT})
+    a = kb.ask("某某厂房空调改造一共要装几台室外机？")
+    assert (a.status, a.method, a.answer) == ("answered", "strategy:table.cell", "多联机室外机：6台"), a.reasoning

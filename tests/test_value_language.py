@@ -530,8 +530,61 @@ def test_the_clause_naming_the_askers_situation_decides(question, yes):
     assert clause.startswith("试用期") is (not yes), clause
 
 
+@pytest.mark.parametrize("question,sent,act,clause", [
+    # 不扣减 denies an act the question does not name (工资): the statement of the asked act decides (no modal: no answer
+    # from this clause alone, where the whole sentence read 否)
+    ("参加单位组织的体检那天算出勤吗？", "员工参加单位统一安排的体检，按正常出勤计算，不扣减工资。", "出勤", "按正常出勤计算"),
+    ("参加单位组织的体检那天算出勤吗？", "员工参加单位统一安排的体检，按正常出勤计算，不扣减工资。", "",
+     "员工参加单位统一安排的体检"),  # no act known: the statement sharing most words
+    # the negation is of the asked matter itself (年休假): its clause decides, as before
+    ("试用期内能休年休假吗？", "员工在试用期内，不享受年休假。", "", "不享受年休假。"),
+    ("试用期内能休年休假吗？", "员工在试用期内不休年休假。", "", "员工在试用期内不休年休假。"),
+])
+def test_a_negation_of_another_act_does_not_answer(question, sent, act, clause):
+    from pipeline.extract import _asked_clause
+    assert _asked_clause(_analyzed(question), sent, act) == clause
+
+
 def _analyzed(question):
     from pipeline import KnowledgeBase
     import tempfile
     kb = KnowledgeBase(tempfile.mkdtemp() + "/k.sqlite", audit_log=None)
     return kb.orchestrator.analyzer.run(question)
+
+
+RENTAL = """# 某某公司车辆租赁合同
+
+第一条 乙方向甲方出租客车，租期一年。
+
+第二条 甲方每月用车超过25日的，超出部分按当月月租金的4%另行计费。
+
+第三条 每辆客车的月租金为人民币12600元，于每月5日前支付。
+"""
+
+
+def test_a_share_of_the_asked_amount_is_not_the_amount(kb_of):
+    """租金多少 asks the rent: 月租金的4% is a share taken of it (a surcharge), not what is asked."""
+    from pipeline.extract import _share_of_focus
+    from pipeline.types import Query
+
+    q = Query(text="一辆客车一个月的租金多少？", constraints={"focus": "租金", "value_kind": "money"})
+    sent = "甲方每月用车超过25日的，超出部分按当月月租金的4%另行计费。"
+    i = sent.index("4%")
+    assert _share_of_focus(q, sent, (i, i + 2), {"kind": "number", "number": 4, "unit": "%"})
+    assert not _share_of_focus(q, "违约金为合同总价的4%。", (9, 11), {"kind": "number", "number": 4, "unit": "%"})
+    share = Query(text="超出部分按租金的多少计费？", constraints={"focus": "租金", "value_kind": "percent"})
+    assert not _share_of_focus(share, sent, (i, i + 2), {"kind": "number", "number": 4, "unit": "%"})
+    kb = kb_of({"某某公司车辆租赁合同.md": RENTAL})
+    a = kb.ask("某某公司每辆客车的租金多少？")
+    assert (a.status, a.value) == ("answered", {"kind": "money", "number": 12600, "unit": "元"}), a.reasoning
+    # the share prices what the asker asks about when its clause names the asker's case (超出部分)
+    a = kb.ask("某某公司用车超过25日的，超出部分的租金多少？")
+    assert (a.status, a.value) == ("answered", {"kind": "number", "number": 4, "unit": "%"}), a.reasoning
+
+
+@pytest.mark.parametrize("question,qtype", [
+    ("要这款芯片的QFN封装版本，下单时型号该怎么写？", "code"),  # a code asked with 该怎么写 (qtype.procedure) is a code
+    ("这项补贴该怎么申请？", "procedure"),                    # a procedure stays one, whatever its noun
+])
+def test_a_code_asked_how_to_write_is_a_code(question, qtype):
+    assert _analyzed(question).qtype == qtype
