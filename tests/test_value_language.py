@@ -588,3 +588,15 @@ def test_a_share_of_the_asked_amount_is_not_the_amount(kb_of):
 ])
 def test_a_code_asked_how_to_write_is_a_code(question, qtype):
     assert _analyzed(question).qtype == qtype
+
+
+def test_areas_are_conditions():
+    """建筑面积2万平方米以上的 is a condition on an area: 3万平方米 meets it, 1.5万平方米 does not."""
+    conds = range_conditions("新建建筑面积2万平方米以上的公共建筑，应当配套建设雨水收集利用设施。")
+    assert [(d, lo, hi) for d, lo, hi, *_ in conds] == [("square_metres", 20000.0, float("inf"))]
+    sent = "新建建筑面积2万平方米以上的公共建筑，应当配套建设雨水收集利用设施。"
+    assert condition_match(find_quantities("新建一栋3万平方米的商场"), sent) > 0
+    assert condition_match(find_quantities("新建一栋1.5万平方米的商场"), sent) < 0
+    [(d, lo, hi)] = [(d, lo, hi) for d, lo, hi, *_ in range_conditions("占地5亩以下的")]
+    assert (d, lo, hi) == ("square_metres", float("-inf"), pytest.approx(10000 / 3))
+
