@@ -1644,6 +1644,9 @@ class Extractor:
     def _s_code(self, query: Query, anchor: Anchor) -> Optional[Found]:
         """What a code means: the code from the question, then a separator and its meaning (E――风扇堵转)."""
         codes = _CODES.findall(query.text) + list(query.constraints.get("codes") or [])  # …and 错误码30603
+        if query.constraints.get("value_kind") == "code" and not CUES.rx("ask.code_meaning").search(query.text):
+            # 要SOP-8封装的那一款，型号怎么写: the codes it names are attributes of the asked one, not what it asks about
+            return self._code_of_meaning(query, anchor)
         row = self._code_row(anchor, codes[-1]) if codes else None
         if row is not None:  # a table of codes (代码 | 故障名称 | 可能原因): the code's row, its next cell says what it means
             return row
