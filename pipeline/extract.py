@@ -1560,10 +1560,13 @@ class Extractor:
             top = [i for n, i in shared if n == best]
             if best >= 2 and len(top) == 1:
                 picked = [(rows[top[0]], rows[top[0]][0])]
-        if not picked and not named_cols and query.qtype in _VALUE_TYPES:
+        by_words = False
+        if not picked and not named_cols and query.qtype in _VALUE_TYPES and query.constraints.get("value_units"):
             # 灯光和电气这一块多少钱 over the row 灯光及电气工程: no key cell is written out whole, but one row's label holds
-            # question words no other row's label holds (the asker's own way of naming the row)
+            # question words no other row's label holds (the asker's own way of naming the row); the kind of value
+            # asked must be known, and the cell must be of that kind (below): a price table does not answer 分辨率多少
             picked = _row_by_words(query, rows, anchor.candidate.title or "", " ".join(block.section))
+            by_words = bool(picked)
         by_number = False
         if not picked:  # 蜂鸣器响了6声 / 返回值为8时: a numeric key cell, the question's number under its header
             picked = _numeric_key_rows(plain, header, rows)
@@ -1623,6 +1626,12 @@ class Extractor:
                 evidence.append(self._ev(anchor, block, lines[line]))
         if not values:
             return None
+        if by_words:
+            kind_units = {canonical_unit(u) for u in query.constraints.get("value_units") or ()}
+            if not all(canonical_unit(_cell_value(v, u).get("unit") or "") in kind_units
+                       or any(re.search(rf"\d\s*{re.escape(k)}", v) for k in kind_units)
+                       for v, u in zip(values, value_units)):
+                return None
         for cell in by_figure:  # the row that says which model the asker means (额定除湿量…：20升/日)
             line = next((x for x in lines if cell in x), None)
             if line and all(e[1].text != line for e in evidence):

@@ -600,3 +600,22 @@ def test_areas_are_conditions():
     [(d, lo, hi)] = [(d, lo, hi) for d, lo, hi, *_ in range_conditions("占地5亩以下的")]
     assert (d, lo, hi) == ("square_metres", float("-inf"), pytest.approx(10000 / 3))
 
+
+
+@pytest.mark.parametrize("text,yes", [
+    ("禁渔期内，允许在岸边使用单线单钩进行休闲垂钓", True),
+    ("禁渔期内，不允许在岸边垂钓", False),
+    ("未允许的，不得进入", False),
+])
+def test_allow_is_a_permission(text, yes):
+    from pipeline.extract import polarity_of
+    assert polarity_of(text) is yes
+
+
+def test_a_row_named_in_the_askers_words_needs_the_asked_kind(kb_of):
+    """A price table's row 地方志及家谱（线装） does not answer 分辨率最低多少: no kind of value is known for the asker's
+    words to be matched against, so the row is not chosen by them."""
+    kb = kb_of({"数字化加工合同.md": "# 某某文献数字化加工合同\n\n## 第五条 加工单价\n\n| 文献类型 | 单价 |\n| --- | --- |\n"
+                                  "| 普通图书 | 0.80元/页 |\n| 地方志及家谱（线装） | 3.20元/页 |\n"})
+    a = kb.ask("某某文献数字化加工中，线装的地方志和家谱扫描分辨率最低得达到多少？")
+    assert a.status == "not_found", a.reasoning
