@@ -1626,12 +1626,9 @@ class Extractor:
                 evidence.append(self._ev(anchor, block, lines[line]))
         if not values:
             return None
-        if by_words:
-            kind_units = {canonical_unit(u) for u in query.constraints.get("value_units") or ()}
-            if not all(canonical_unit(_cell_value(v, u).get("unit") or "") in kind_units
-                       or any(re.search(rf"\d\s*{re.escape(k)}", v) for k in kind_units)
-                       for v, u in zip(values, value_units)):
-                return None
+        if by_words and not all(_in_units(v, query.constraints.get("value_units") or (), u)
+                                for v, u in zip(values, value_units)):
+            return None
         for cell in by_figure:  # the row that says which model the asker means (额定除湿量…：20升/日)
             line = next((x for x in lines if cell in x), None)
             if line and all(e[1].text != line for e in evidence):
@@ -2109,15 +2106,24 @@ def _nearest_columns(header: list[str], question: str, cols: list[int], row: Opt
                                                           (row[j] if row is not None and j < len(row) else "")))]
         if len(per) == 1:
             return per
-    units = {canonical_unit(u) for u in kind_units} or \
-        (_TIME_UNITS if qtype == "duration" else {CUES.word("unit.yuan")} if qtype == "money" else set())
+    units = kind_units or \
+        (tuple(_TIME_UNITS) if qtype == "duration" else (CUES.word("unit.yuan"),) if qtype == "money" else ())
     if row is not None and units:
-        kind = [j for j in cols if j < len(row) and (any(canonical_unit(q["unit"]) in units
-                                                         for q in find_quantities(row[j]))
-                                                     or any(re.search(rf"\d\s*{re.escape(u)}", row[j]) for u in kind_units))]
+        kind = [j for j in cols if j < len(row) and _in_units(row[j], units)]
         if kind:
             return kind
     return cols
+
+
+def _in_units(cell: str, units: Sequence[str], header_unit: str = "") -> bool:
+    """Does ``cell`` state a figure in one of ``units`` (9台 in 台, 300mL in 毫升), its own unit or, for a bare number,
+    the one its column's header gives (``header_unit``: 金额（元） over 48,000)?"""
+    wanted = {canonical_unit(u) for u in units}
+    if any(canonical_unit(q["unit"]) in wanted for q in find_quantities(cell)):
+        return True
+    if header_unit and canonical_unit(_cell_value(cell, header_unit).get("unit") or "") in wanted:
+        return True
+    return any(re.search(rf"\d\s*{re.escape(u)}", cell) for u in units)  # classifiers find_quantities leaves out
 
 
 _PERIOD = re.compile(_cues.pattern("period.of"))  # rules/pipeline_cues.yaml: 每年 / 包月 / 元/月 …
