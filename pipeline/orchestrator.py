@@ -196,7 +196,8 @@ class Orchestrator:
         self._sessions: OrderedDict[str, Query] = OrderedDict()
         self._meaning: Optional[VectorCache] = None  # e5 vectors for the similarity bar (bounded)
         self._lock = threading.Lock()
-        self._party_cache: dict[tuple[int, str], list[tuple[str, str]]] = {}
+        self._party_cache: dict[str, list[tuple[str, str]]] = {}  # doc_id -> its party lines (Orchestrator._parties)
+        self._party_gen = -1  # the store generation they were read at
 
     @staticmethod
     def _load_syntax(rules: RuleSet, store: Any = None):
@@ -799,22 +800,23 @@ class Orchestrator:
             self.extractor.resolve_reference(found)
 
     def _parties(self, doc_id: str) -> list[tuple[str, str]]:
-        """(label, party line) of a contract's head (甲方, 甲方（委托方）：某某公司); [] for other documents. Kept per
-        store generation."""
+        """(label, party line) of a contract's head (甲方, 甲方（委托方）：某某公司); [] for other documents. Kept until
+        the store changes (one entry per document asked about)."""
         gen = self.store.generation
-        key = (gen, doc_id)
-        got = self._party_cache.get(key)
+        with self._lock:
+            if self._party_gen != gen:
+                self._party_cache, self._party_gen = {}, gen
+            got = self._party_cache.get(doc_id)
         if got is None:
-            got = []
+            lines: dict[str, str] = {}  # label -> its first party line
             for b in self.store.doc_blocks(doc_id, 0, PARTY_LINES):
                 for line in b.text.splitlines():
                     m = _PARTY_LINE.match(line)
-                    if m and not any(label == (m.group("label") or m.group("label2")) for label, _ in got):
-                        got.append((m.group("label") or m.group("label2"), line.strip()))
+                    if m:
+                        lines.setdefault(m.group("label") or m.group("label2"), line.strip())
+            got = list(lines.items())
             with self._lock:
-                if len(self._party_cache) > 4096:
-                    self._party_cache.clear()
-                self._party_cache[key] = got
+                self._party_cache[doc_id] = got
         return got
 
     def _cited(self, doc_id: str, text: str) -> str:
