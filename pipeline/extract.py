@@ -939,6 +939,7 @@ class Extractor:
         ordinal = _ordinal_end(_ordinal())
         multipart = is_multipart(query.text)
         until = CUES.rx("ask.until").search(query.constraints.get("asked_clause") or query.text) is not None
+        deadline = CUES.rx("ask.deadline").search(query.constraints.get("asked_clause") or query.text) is not None
         calendar = [m.span() for m in CUES.rx("date.calendar").finditer(sent)]
         # a code question: a lead (…的 I2C 地址，对应关系如下：) names the kind of the codes that follow, not one of them,
         # and a pin, model or command the question names (接ADR脚时用哪个地址) is not the one it asks
@@ -969,6 +970,8 @@ class Extractor:
                 # a template that serves only its own question form (什么时段 → 8时至18时) has had its unit asked
                 if not t.only_asked and not _unit_ok(query, value, bare_ok=bare_ok):
                     continue
+                if kind == "code" and value.get("unit") and value.get("kind") in ("number", "money", "measure"):
+                    continue  # 下单填哪个型号: a figure with a unit of measure (1Mbps) is no code
                 if revised and revision_column(revised, span[0]) == "old":
                     continue
                 if value.get("kind") in ("duration", "number", "money", "count") and \
@@ -986,6 +989,8 @@ class Extractor:
                     continue  # 2025年3月6日: neither 2025年 nor 6日 is a length of time
                 if value.get("kind") == "date" and until and not CUES.rx("says.until").search(_clause_at(sent, span)):
                     continue  # 有效期到哪天: a signature or issue date (某镇人民政府2025年3月6日) is no end
+                if value.get("kind") == "date" and deadline and CUES.rx("says.start").search(sent[span[1]:span[1] + 4]):
+                    continue  # 最迟哪天交: a date something starts from (2029年1月1日以后) is no deadline
                 if _direction_conflict(query.text, _clause_at(sent, span)):
                     continue  # 上限 asked, 不得低于 stated (or the other way round)
                 if _share_of_focus(query, sent, span, value):
@@ -1240,6 +1245,9 @@ class Extractor:
         stated = pol is not None  # a modal or a negation says yes or no, not only a met condition
         if pol is None:  # …30日内在境内出版的，视为同时出版: a consequence with no modal holds when its condition does
             pol = True
+        said = _negated_synonym(query, clause) if pol is False else None
+        if said is not None:
+            pol = True  # 是免费的吗 / 备案不收取任何费用: the provision's negation is the asked word itself
         agreed = _negation_agrees(query, clause, pol) if pol is not None else ""
         if agreed:
             # 没有发票，还能领补贴吗 / …无需提供发票: the provision denies what the question denies itself (yes);
@@ -1247,6 +1255,8 @@ class Extractor:
             pol = not pol
         yes = pol
         reasons = [f"模态：{'肯定' if pol else '否定'}"]
+        if said is not None:
+            reasons.append(f"条文的「{said[1]}」即所问的「{said[0]}」")
         if agreed:
             reasons.append(f"问题本身否定「{agreed}」，条文的{'否定与之一致' if pol else '肯定与之相反'}")
         left_out = _excepted(query, sent, clause)
@@ -1309,6 +1319,8 @@ class Extractor:
         says = CUES.table("yesno.sanction_says").get(m.group("s"))
         if not says or CUES.rx("yesno.sanction_waived").search(sent):
             return None
+        if CUES.rx("yesno.mitigation").search(query.text) and not CUES.rx("yesno.mitigation").search(sent):
+            return None  # 第一次…马上改正了，会被罚款吗: a provision silent on such a case does not decide it
         hit = re.search("|".join(map(re.escape, says)), sent)
         if hit is None:
             return None
@@ -2316,7 +2328,7 @@ def _limit_check(question_quantities: list[dict], sent: str,
             start, prev = prev, m["end"]
             if _clause_at(sent, (m["start"], m["end"])).endswith(CUES.words("condition.clause_end")):
                 continue  # 三个月以上不满一年的: a condition of the provision, not its limit
-            if CUES.rx("limit.about_whom").match(sent[m["end"]:m["end"] + 4]):
+            if CUES.rx("limit.about_whom").match(sent[m["end"]:m["end"] + 8]):
                 continue  # 对怀孕7个月以上的女职工: whom the provision is about, not a limit on the asked act
             before = sent[max(0, m["start"] - 10):m["start"]].rstrip()  # 不低于 20 万元: the space is no word
             after = sent[m["end"]:m["end"] + 3].lstrip()[:2]
@@ -2330,7 +2342,18 @@ def _limit_check(question_quantities: list[dict], sent: str,
             first = limits[0][0]
             special = [(sum(weights[t] for t in x[0] - first), x) for x in limits[1:]
                        if any(weights[t] >= 0.3 for t in x[0] - first)]
-            _, m, upper, (asked, limit) = max(special, key=lambda p: p[0])[1] if special else limits[0]
+            chosen = max(special, key=lambda p: p[0])[1] if special else limits[0]
+            _, m, upper, (asked, limit) = chosen
+            i = next(i for i, x in enumerate(limits) if x is chosen)
+            other = limits[i + 1] if i + 1 < len(limits) else None
+            if other is not None and other[2] != upper and other[1]["start"] - m["end"] <= 4:
+                # 500元以上2000元以下: a range, and the asked figure must lie within both its bounds
+                lo, hi = (other[1], m) if upper else (m, other[1])
+                low, high = (other[3][1], limit) if upper else (limit, other[3][1])
+                if asked < low:
+                    return False, f"问题中的{q['text']}未达到条款下限{lo['text']}"
+                ok = asked <= high
+                return ok, f"问题中的{q['text']}{'在条款范围' if ok else '超过条款上限'}{lo['text'] + '至' + hi['text'] if ok else hi['text']}{'之内' if ok else ''}"
             if upper:
                 ok = asked <= limit
                 return ok, f"问题中的{q['text']}{'未超过' if ok else '超过'}条款上限{m['text']}"
@@ -2497,6 +2520,15 @@ def _asked_clause(query: Query, sent: str, act: str = "") -> str:
     if len(parts) <= 1:
         return sent
     neg, pos = CUES.rx("modal.negative"), CUES.rx("modal.positive")
+    lead, colon, items = re.split(r"([：:])", sent, maxsplit=1) if re.search(r"[：:]", sent) else (sent, "", "")
+    if colon and items.strip():
+        # 下列工作不属于本合同服务范围，甲方需要时另行签订合同：水土保持监测、… asked of an item: the clause that
+        # leads the items (下列…) decides, not another clause of the lead
+        heads = [p for p in CUES.rx("clause.split").split(lead) if CUES.rx("list.inline_lead").search(p)
+                 and (neg.search(p) or pos.search(p))]
+        if heads and any(w > 0.3 and _holds(query, t, items) and not _holds(query, t, lead)
+                         for t, w in query.weights.items()):
+            return heads[0]
     # a condition (…需要加班的，) says when, not what is allowed: its 需要 is no deciding modal
     modal = [p for p in parts if (neg.search(p) or pos.search(p))
              and not p.rstrip("，,；;").endswith(CUES.words("condition.clause_end"))]
@@ -2704,6 +2736,20 @@ def _slot_verdict(query: Query, sent: str) -> Optional[tuple[bool, str, str]]:
     return same, asked, said
 
 
+def _negated_synonym(query: Query, clause: str) -> Optional[tuple[str, str]]:
+    """(the asker's word, the provision's words) where the provision says the asker's affirmative word in negated
+    words of its own (免费 / 不收取, 免检 / 无需检验, dictionaries/synonyms.yaml): that negation states what is asked,
+    it does not deny it. None when the asker's word is there itself or no such synonym is in ``clause``."""
+    negators = tuple(CUES.words("negation.plain"))
+    for term, weight in query.weights.items():
+        if weight <= 0.3 or term in clause or CUES.rx("modal.negative").search(term) or term.startswith(negators):
+            continue
+        for x in query.expansions.get(term, ()):
+            if x in clause and (CUES.rx("modal.negative").search(x) or x.startswith(negators)):
+                return term, x
+    return None
+
+
 def _negation_agrees(query: Query, clause: str, pol: bool = False) -> str:
     """The matter the question negates and the provision's deciding ``clause`` speaks of with polarity ``pol``
     (发票 for 没有酒店发票，还能拿到补贴吗 and …领取住宿补贴，无需提供发票; 缩短 for …无需缩短，对吗 and …应缩短为一半), or "":
@@ -2772,7 +2818,7 @@ def _asked_negation(query: Query, found: Found, m: Any) -> Optional[Found]:
             yes, why = False, "问题问的是能否不做：条文要求去做（或不停止），即为「否」"
             break
         if polarity_of(text) is False:
-            yes, why = True, "问题问的是能否不做：条文禁止去做，即为「是」"
+            yes, why = True, "问题问的是能否不做：条文不要求或禁止去做，即为「是」"
             break
     else:
         return None

@@ -32,3 +32,15 @@ def test_a_year_and_month_does_not_answer_which_day(kb_of):
     assert a.value != {"kind": "text", "text": "2011年1月"}  # date.month names no day
     month = next(t for t in kb.orchestrator.extractor.templates() if t.id == "date.month")
     assert month.not_asked.search("市政府是哪一天发文的？") and not month.not_asked.search("市政府是哪一年发文的？")
+
+
+def test_a_date_something_starts_from_does_not_answer_a_deadline(kb_of):
+    # 最迟哪天之前交: 2029年1月1日以后 is when a next claim may start, no deadline; 1月20日前 is one
+    doc = ("# 某公司员工配镜补贴办法\n\n第六条 员工在2027年已报销配镜费用的，下一次可申请配镜报销的时间为2029年1月1日以后。\n\n"
+           "第七条 报销申请应于配镜当年的12月25日前提交人力资源部。\n")
+    kb = kb_of({"办法.md": doc}, settings=AskSettings(gate_weights=""))
+    for a in [kb.ask("配镜报销申请最迟得在哪天之前交？", trace=True).to_dict()]:
+        tried = [a] + a["stages"].get("extract", {}).get("rejected", [])
+        assert not any((x.get("value") or {}).get("iso") == "2029-01-01" for x in tried), tried
+    from pipeline.extract import CUES
+    assert CUES.rx("ask.deadline").search("材料最晚哪一天要交？") and not CUES.rx("ask.deadline").search("哪天开始受理？")

@@ -57,3 +57,15 @@ def test_a_definition_of_a_shorter_term_the_asked_one_contains_is_no_answer(kb_o
     assert a.status == "answered", a.reasoning
     assert a.evidence[0].text == "本条例所称非业主使用人，是指房屋的承租人和其他实际使用房屋的人。"  # not 业主's definition
     assert "承租人" in a.answer and "所有权人" not in a.answer
+
+
+def test_the_asked_term_before_a_comma_and_juti(kb_of):
+    # …所说的临时摊点，具体指的是什么: the term is the phrase before the comma, not 具体
+    from pipeline.extract import CUES
+    m = CUES.rx("ask.defined_term").search("条例所说的临时摊点，具体指的是什么？")
+    assert m.group("term") == "临时摊点"
+    doc = ("# 某市摊点管理条例\n\n第二条 本条例所称临时摊点，是指经批准在指定地点和时段设置的流动经营摊位。\n\n"
+           "第三条 本条例所称固定摊点，是指在农贸市场内设置的经营摊位。\n")
+    a = kb_of({"条例.md": doc}).ask("条例所说的临时摊点，具体指的是什么？")
+    assert (a.status, a.evidence[0].text) == \
+        ("answered", "本条例所称临时摊点，是指经批准在指定地点和时段设置的流动经营摊位。"), a.reasoning

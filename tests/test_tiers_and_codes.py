@@ -160,3 +160,11 @@ def test_after_an_amount_per_another_period_the_next_extraction_is_tried(kb_of):
     assert a.status == "answered", a.to_dict()
     assert (a.value or {}).get("number") == 168
     assert "年度套餐为每年168元" in a.evidence[0].text
+
+
+def test_a_figure_with_a_unit_of_measure_is_no_code(kb_of):
+    # 下单该填哪个型号: a code is asked; a parameter's default with a unit (默认波特率为1Mbps) is no model code
+    doc = ("# 某某电调数据手册\n\n## 9.2 CAN总线\n\nCAN型号的默认波特率为1Mbps，可通过配置软件修改。\n")
+    kb = kb_of({"某某电调数据手册.md": doc})
+    for b in tried(kb, "走CAN总线的版本，下单该填哪个型号？"):
+        assert b["method"] != "template:number.setting", b

@@ -252,6 +252,8 @@ def test_whether_a_sanction_follows_the_askers_act(kb_of):
     # a fine does not answer whether one is sentenced, and a waived sanction answers nothing
     assert kb.ask("在公园草坪内露营烧烤会被判刑吗？").method != "strategy:yesno.sanction"
     assert kb.ask("在公园内采摘花卉会被罚款吗？").method != "strategy:yesno.sanction"
+    # the asker's case is a mitigated one (第一次, 马上改正): a provision silent on such a case does not decide it
+    assert kb.ask("第一次在公园草坪内露营烧烤，马上改正了，会被罚款吗？").method != "strategy:yesno.sanction"
 
 
 SOIL = ("# 土壤污染防治条例\n\n第十二条 农用地土壤状况调查至少每十年开展一次，蔬菜基地、饮用水水源地等敏感区域，至少每三年开展一次。\n\n"
@@ -288,3 +290,50 @@ def test_an_item_anchor_is_read_with_its_lead_and_wuxu_says_no(kb_of):
     a = kb.ask("公司总经理亲自去签协议，还要拿出授权书吗？")
     assert (a.status, a.method, a.value) == ("answered", "strategy:yesno.item", {"kind": "boolean", "value": False})
     assert [e.text for e in a.evidence] == ["下列人员签署协议，无须出具授权书：", "（一）公司董事长、总经理；"]
+
+
+BURNING = ("# 某市市容管理条例\n\n第三十条 违反本条例规定，在城区露天焚烧落叶的，由城市管理部门责令改正，"
+           "对个人处500元以上2000元以下的罚款。\n\n第三十一条 以批发业务为主的农贸市场不列入本次改造补贴范围。\n\n"
+           "第三十二条 办理临时摊点备案不收取任何费用。\n")
+
+
+def test_a_figure_asked_against_a_range_is_checked_against_both_bounds(kb_of):
+    # 500元以上2000元以下的罚款: 以下的 before a penalty bounds it (it is no condition on whom), and the asked
+    # figure must lie within both bounds
+    kb = kb_of({"条例.md": BURNING})
+    a = kb.ask("在城区露天焚烧落叶，对个人的罚款最高是不是能到1万元？")
+    assert (a.status, a.method, a.value) == ("answered", "strategy:yesno.limit", {"kind": "boolean", "value": False})
+    assert "抽取：数量比较：问题中的1万元超过条款上限2000元" in a.reasoning
+    b = kb.ask("在城区露天焚烧落叶，对个人的罚款是不是可能罚到1000元？")
+    assert (b.status, b.method, b.value) == ("answered", "strategy:yesno.limit", {"kind": "boolean", "value": True})
+    assert "抽取：数量比较：问题中的1000元在条款范围500元至2000元之内" in b.reasoning
+
+
+def test_asked_whether_the_asker_cannot_do_the_act(kb_of):
+    # 是不是申请不了: a provision that excludes the case answers yes
+    a = _yesno_reading(kb_of({"条例.md": BURNING}).ask("以批发业务为主的农贸市场，是不是申请不了本次改造补贴？", trace=True))
+    assert a and a["answer"] == "是。依据：以批发业务为主的农贸市场不列入本次改造补贴范围。", a
+
+
+def test_a_negated_synonym_of_the_asked_word_states_it(kb_of):
+    # 免费 / 不收取: the provision's negation is the asked word in its own words, so it says yes
+    a = kb_of({"条例.md": BURNING}).ask("办理临时摊点备案是免费的吗？")
+    assert (a.status, a.value) == ("answered", {"kind": "boolean", "value": True}), a.reasoning
+    assert a.answer == "是。依据：办理临时摊点备案不收取任何费用。"
+    assert "抽取：条文的「不收取」即所问的「免费」" in a.reasoning
+
+
+def test_asked_whether_a_step_may_be_skipped(kb_of):
+    # 可以跳过…吗 asks whether the act may be left undone: 无需进行 answers yes
+    kb = kb_of({"手册.md": "# 电调使用手册\n\n## 5 校准\n\n使用数字信号接入时无需进行油门行程校准。\n"})
+    a = kb.ask("使用数字信号接入时，是不是可以跳过油门行程校准？")
+    assert (a.status, a.value) == ("answered", {"kind": "boolean", "value": True}), a.reasoning
+    assert "抽取：问题问的是能否不做：条文不要求或禁止去做，即为「是」" in a.reasoning
+
+
+def test_an_item_after_a_colon_takes_the_modal_of_the_clause_that_leads_it(kb_of):
+    # 下列工作不属于…，甲方需要时…另行签订合同：监测、监理…: asked of an item, 不属于 decides (not 需要)
+    doc = ("# 某某方案编制技术服务合同\n\n第二条 服务范围\n\n2.2 下列工作不属于本合同服务范围，甲方需要时双方另行签订合同："
+           "环境监测、工程监理、竣工验收报告编制。\n")
+    a = _yesno_reading(kb_of({"合同.md": doc}).ask("后期的环境监测、竣工验收报告，也包含在这份合同的服务范围里吗？", trace=True))
+    assert a and a["answer"].startswith("否。依据：2.2 下列工作不属于本合同服务范围"), a
