@@ -1248,7 +1248,7 @@ class Extractor:
         said = _negated_synonym(query, clause) if pol is False else None
         if said is not None:
             pol = True  # 是免费的吗 / 备案不收取任何费用: the provision's negation is the asked word itself
-        agreed = _negation_agrees(query, clause, pol) if pol is not None else ""
+        agreed = _negation_agrees(query, clause, pol, sent) if pol is not None else ""
         if agreed:
             # 没有发票，还能领补贴吗 / …无需提供发票: the provision denies what the question denies itself (yes);
             # …无需缩短，对吗 / …应缩短为一半: it requires what the question denies (no)
@@ -2750,7 +2750,7 @@ def _negated_synonym(query: Query, clause: str) -> Optional[tuple[str, str]]:
     return None
 
 
-def _negation_agrees(query: Query, clause: str, pol: bool = False) -> str:
+def _negation_agrees(query: Query, clause: str, pol: bool = False, sent: str = "") -> str:
     """The matter the question negates and the provision's deciding ``clause`` speaks of with polarity ``pol``
     (发票 for 没有酒店发票，还能拿到补贴吗 and …领取住宿补贴，无需提供发票; 缩短 for …无需缩短，对吗 and …应缩短为一半), or "":
     the provision's negation then agrees with the question, its requirement contradicts it. Not for questions
@@ -2771,7 +2771,12 @@ def _negation_agrees(query: Query, clause: str, pol: bool = False) -> str:
         said = [clause[m.end():m.end() + 16] for m in CUES.rx("modal.negative").finditer(clause)] or \
             [m.group("matter") for m in rx.finditer(clause)]
     terms = [t for t, w in query.weights.items() if w > 0 and len(t) >= 2]
+    # the provision's own condition negating the same matter (甲方逾期未组织验收…的，视为验收合格 for 一直不组织验收，能算
+    # 验收通过吗): the asker's situation is that condition, and the consequence answers as it says
+    conditions = [m.group("matter") for m in CUES.rx("yesno.negated_condition").finditer(sent)] if pol and sent else []
     for a in asked:
+        if any(len(longest_common(a, c)) >= 3 for c in conditions):
+            continue
         for s in said:
             common = longest_common(a, s)
             # a question word in the run, a whole word on both sides (发票), not a part two words share (代理 of

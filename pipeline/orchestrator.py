@@ -458,6 +458,11 @@ class Orchestrator:
             # 序号：33；修订前：第五十一条…；修订后：… : the column before the change is no longer in force
             why = f"{found.method} 的证据出自修订对照表「修订前」一栏，问题问的不是修订前的规定"
             found.refused = "revised"
+        elif not found.exact and query.qtype == "who" and \
+                (excluded := _excluded_agents(query.text, str((found.value or {}).get("text") or found.answer))):
+            # 除了部门负责人和财务经理，还得谁批 answered by 由承办部门负责人和本单位财务经理审批: the ones ruled out
+            why = f"{found.method} 的答案只说到问题已排除的「{'、'.join(excluded)}」"
+            found.refused = "excluded"
         elif not found.exact and (tiers := other_tiers(query.text, ev_text)):
             # C类人员到二类城市… answered by …D类三类城市…: the sentence speaks of other tiers of the same series
             why = f"{found.method} 的证据说的是{'、'.join(tiers[1])}，问题问的是{'、'.join(tiers[0])}"
@@ -479,6 +484,10 @@ class Orchestrator:
             # 按基本标准补多少 answered by …的，每台电梯另行奖励2万元: an increment on a base, not the base
             why = f"{found.method} 的数值是在基本标准之外「{extra}」的部分，问题问的不是增加的部分"
             found.refused = "additional"
+        elif not found.exact and (kinds := other_complement(query.text, ev_text)):
+            # 非机动车停车位 answered by …划设机动车停车位的，…: the evidence speaks of the kind, not its complement
+            why = f"{found.method} 的证据说的是「{kinds[1]}」，问题问的是「{kinds[0]}」"
+            found.refused = "complement"
         elif not found.exact and (acts := other_polarity(query.text, ev_text)):
             # 未实现就业的，补贴按多少拨付 answered by …实现就业的，按标准的…: the provision's case is the other one
             why = f"{found.method} 的证据说的是「{acts[1]}」的情形，问题问的是「{acts[0]}」的情形"
@@ -1161,6 +1170,20 @@ def _other_party(question: str, evidence: str) -> Optional[tuple[str, str]]:
     return None
 
 
+def _excluded_agents(question: str, answer: str) -> list[str]:
+    """The agents the question rules out (rules/pipeline_cues.yaml question.excluded_agents: 除了A和B，还得谁批; 作为A，
+    我…找谁批) when every agent the answer names is one of them (承办部门负责人和本单位财务经理 for 部门负责人和财务经理);
+    else []."""
+    named = [p.strip() for m in _EXCLUDED.finditer(question) for p in _JOINER.split(m.group("a") or m.group("b") or "")
+             if len(p.strip()) >= 2]
+    if not named:
+        return []
+    parts = [p for p in _JOINER.split(answer.rstrip("。；;")) if p.strip()]
+    return named if parts and all(any(n in p for n in named) for p in parts) else []
+
+
+_EXCLUDED = re.compile(cues.pattern("question.excluded_agents"))
+_JOINER = re.compile(cues.pattern("question.agent_joiner"))
 _PARTY_OF = {str(k): str(v) for k, v in cues.table("contract.parties").items()}  # party -> its relation
 _PARTY = re.compile("|".join(map(re.escape, sorted(_PARTY_OF, key=len, reverse=True))))  # 被许可方 before 许可方
 _QUESTION_CLAUSE = re.compile(r"[，,；;？?]")
@@ -1288,6 +1311,29 @@ def other_modifier(query: Query, evidence: str, scope: str) -> Optional[tuple[st
     return None
 
 
+def other_complement(question: str, evidence: str) -> Optional[tuple[str, str]]:
+    """(the question's compound, the evidence's) when the question names the complement of a kind by a prefix
+    (rules/pipeline_cues.yaml question.non_prefix: 非机动车停车位) and the evidence names the kind itself without it
+    (机动车停车位, four characters or more shared) and never the question's compound; else None."""
+    q, ev = _SPACES.sub("", question), _SPACES.sub("", evidence)
+    for m in _NON_PREFIX.finditer(q):
+        rest = _CLAUSE_BREAK.split(q[m.end():])[0]
+        size = 0
+        for n in range(len(rest), 3, -1):
+            if any(i == 0 or ev[i - 1] != m.group(0) for i in _spots(ev, rest[:n])):
+                size = n
+                break
+        if size and q[m.start():m.end() + size] not in ev:
+            return q[m.start():m.end() + size], rest[:size]
+    return None
+
+
+def _spots(text: str, part: str) -> list[int]:
+    """Where ``part`` starts in ``text``."""
+    return [i for i in range(len(text) - len(part) + 1) if text.startswith(part, i)]
+
+
+_NON_PREFIX = re.compile(cues.pattern("question.non_prefix"))
 _NEGATED_FACT = re.compile(cues.pattern("polarity.negated_fact"))
 _NEGATION_BEFORE = re.compile(cues.pattern("polarity.negation_before"))
 _CLAUSE_BREAK = re.compile(cues.pattern("polarity.clause_break"))

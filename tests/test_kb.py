@@ -497,3 +497,15 @@ def test_steps_numbered_with_a_closing_bracket_answer_a_procedure_whole(kb_of):
     assert a.answer == "1）连接调试器；2)选择芯片型号；3）添加固件文件；4）执行"
     assert [e.text for e in a.evidence] == ["使用烧录工具下载固件的流程为：", "1）连接调试器；", "2)选择芯片型号；",
                                            "3）添加固件文件；", "4）执行"]
+
+
+def test_what_case_the_act_is_not_done_in_is_an_exception_question(kb_of):
+    # 什么情况下不用退: the case the provision exempts (无需退还), not the general rule's figure (按比例退还)
+    doc = ("# 某公司员工住房补贴办法\n\n第九条 员工在领取补贴后的当年12月31日前主动离职的，应当按照剩余月份占全年12个月的比例"
+           "退还当年补贴。员工因公司裁员、劳动合同期满公司不续签等非本人原因离职的，无需退还。\n")
+    kb = kb_of({"办法.md": doc})
+    q = "领了住房补贴后年底前离职一般要按比例退钱，什么情况下不用退？"
+    assert kb.orchestrator.analyzer.qtype(q)[0] == "exception"
+    a = kb.ask(q)
+    assert (a.status, a.method) == ("answered", "strategy:exception.sentence"), a.reasoning
+    assert "员工因公司裁员、劳动合同期满公司不续签等非本人原因离职的，无需退还" in a.answer

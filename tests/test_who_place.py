@@ -45,3 +45,39 @@ def test_the_doer_of_the_asked_act(kb_of):
     assert a.method == "strategy:who.acts"
     b = kb.ask("公司年度预算草案由谁决定？")
     assert (b.status, b.value) == ("answered", {"kind": "text", "text": "董事会"})
+
+
+RECEPTION = {"制度/业务接待管理办法.md": """# 业务接待管理办法
+
+第八条 单次接待预算在5000元以下的，由承办部门负责人和本单位财务经理审批。
+
+第九条 员工接受合作方安排的参观考察，经所在部门总监批准后方可接受。
+"""}
+
+
+def test_an_answer_naming_only_the_agents_the_question_rules_out_is_refused(kb_of):
+    kb = kb_of(RECEPTION)
+    # 除了A和B，还得谁批: an answer that names A and B only answers nothing new
+    a = kb.ask("单次接待预算3000元，除了部门负责人和财务经理，还得谁审批？", trace=True)
+    assert a.status == "not_found"
+    assert any("的答案只说到问题已排除的「部门负责人、财务经理」" in r["why"]
+               for r in a.to_dict()["stages"]["extract"]["rejected"]), a.reasoning
+    # 作为部门总监，我…: the asker's own role is not who approves the asker
+    b = kb.ask("作为部门总监，我想接受合作方安排的参观考察，得找谁批准？", trace=True)
+    assert b.status == "not_found"
+    assert any("问题已排除的「部门总监」" in r["why"] for r in b.to_dict()["stages"]["extract"]["rejected"]), b.reasoning
+    # without the exclusion the same provision answers
+    c = kb.ask("员工想接受合作方安排的参观考察，得找谁批准？")
+    assert (c.status, c.value) == ("answered", {"kind": "text", "text": "所在部门总监"}), c.reasoning
+
+
+def test_an_answer_about_the_kind_does_not_answer_about_its_complement(kb_of):
+    # 非机动车停车位 asked; the provision speaks of 机动车停车位 (on the 非机动车道): another thing
+    from pipeline.orchestrator import other_complement
+    doc = ("# 某市停车管理条例\n\n第十二条 在非机动车道上划设机动车停车位的，余留的非机动车道的宽度不得小于1.5米。\n")
+    a = kb_of({"条例.md": doc}).ask("在人行道上划设非机动车停车位时，余留的宽度不得小于多少米？", trace=True)
+    assert a.status == "not_found"
+    assert any("证据说的是「机动车停车位」，问题问的是「非机动车停车位」" in r["why"]
+               for r in a.to_dict()["stages"]["extract"]["rejected"]), a.reasoning
+    assert other_complement("非居民用户逾期不改会被罚多少钱？", "对非居民用户处二万元以上十万元以下罚款。") is None
+    assert other_complement("无需审批的项目有哪些？", "需审批的项目包括下列各项") is None

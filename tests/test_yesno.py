@@ -337,3 +337,11 @@ def test_an_item_after_a_colon_takes_the_modal_of_the_clause_that_leads_it(kb_of
            "环境监测、工程监理、竣工验收报告编制。\n")
     a = _yesno_reading(kb_of({"合同.md": doc}).ask("后期的环境监测、竣工验收报告，也包含在这份合同的服务范围里吗？", trace=True))
     assert a and a["answer"].startswith("否。依据：2.2 下列工作不属于本合同服务范围"), a
+
+
+def test_a_negation_the_provisions_condition_shares_is_the_askers_situation(kb_of):
+    # 一直不组织验收…能算验收通过吗 / 逾期未组织验收…的，视为验收合格: the question's negation is the provision's
+    # condition, so 视为验收合格 says yes (it does not contradict the question)
+    doc = "# 某某系统实施服务合同\n\n第十条 甲方逾期未组织验收又未提出书面异议的，视为验收合格。\n"
+    a = _yesno_reading(kb_of({"合同.md": doc}).ask("甲方一直不组织验收、也没提出书面异议，能算验收合格吗？", trace=True))
+    assert a and a["answer"] == "是。依据：甲方逾期未组织验收又未提出书面异议的，视为验收合格。", a
