@@ -433,7 +433,7 @@ _RANGES = [
     # 超过、高于、多于 exclude the figure itself (以上、满 include it): a low bound just above it
     (regex.compile(rf"(?<!不得)(?<!不)(?:超过|高于|多于)(?P<a>{_N}){_U}"), "a>"),
     (regex.compile(rf"(?P<a>{_N}){_U}(?:以上|及以上)"), "a"),
-    (regex.compile(rf"(?P<b>{_N}){_U}(?:以下|之内|以内|内)"), "b="),
+    (regex.compile(rf"(?P<b>{_N}){_U}(?:以下|及以下|之内|以内|内)"), "b="),
 ]
 # calendar dates as conditions (dictionaries/units.yaml dates): a period, a first day, a last day
 _DATES = VALUES.get("dates") or {}
@@ -1566,11 +1566,18 @@ class Extractor:
             for j in named_cols:  # the model's own name (RL-DH30P) says nothing of the row
                 rest = rest.replace(_KEY_NOISE.sub("", header[j]), " ")
             title = anchor.candidate.title or ""  # 除湿 of 那一款除湿机 names the product, not the row 额定除湿量
-            shared = [(0 if (run := longest_common(_KEY_NOISE.sub("", row[0]), rest)) in title else len(run), i)
-                      for i, row in enumerate(rows) if row]
-            best = max((n for n, _ in shared), default=0)
+            # …and, between labels that share runs as long, the one holding more of the question in runs of two
+            # characters or more (额定输入功率 holds 额定 and 功率 of 额定功率; 额定电压/频率 only 额定)
+            shared = []
+            for i, row in enumerate(rows):
+                if not row:
+                    continue
+                label = _KEY_NOISE.sub("", row[0])
+                run = longest_common(label, rest)
+                shared.append(((0 if run in title else len(run), _runs_held(label, rest, title)), i))
+            best = max((n for n, _ in shared), default=(0, 0))
             top = [i for n, i in shared if n == best]
-            if best >= 2 and len(top) == 1:
+            if best[0] >= 2 and len(top) == 1:
                 picked = [(rows[top[0]], rows[top[0]][0])]
         by_words = False
         if not picked and not named_cols and query.qtype in _VALUE_TYPES and query.constraints.get("value_units"):
@@ -2449,6 +2456,18 @@ def asks_old_text(question: str) -> bool:
     return bool(CUES.rx("revision.asks_old").search(question))
 
 
+def _runs_held(label: str, text: str, skip: str = "") -> int:
+    """How many characters of ``label`` lie in runs of two or more that ``text`` also holds (longest first, left to
+    right), runs inside ``skip`` (the document's title) not counted."""
+    held, i = 0, 0
+    while i < len(label) - 1:
+        n = next((n for n in range(len(label) - i, 1, -1) if label[i:i + n] in text), 0)
+        if n and label[i:i + n] not in skip:
+            held += n
+        i += max(n, 1)
+    return held
+
+
 def _holds(query: Query, term: str, text: str) -> bool:
     """``term`` or one of its synonyms is in ``text``."""
     return term in text or any(x in text for x in query.expansions.get(term, ()))
@@ -2601,6 +2620,8 @@ def longest_common(a: str, b: str) -> str:
 def _direction_conflict(question: str, around: str) -> bool:
     """The question asks for an upper bound and the provision states a lower one, or vice versa."""
     ask_max, ask_min = bool(CUES.rx("ask.max").search(question)), bool(CUES.rx("ask.min").search(question))
+    if ask_max and CUES.rx("ask.late_advance").search(question):
+        ask_max, ask_min = False, True  # 最晚要提前多久: the least advance notice
     if ask_max == ask_min:
         return False
     says_max, says_min = bool(CUES.rx("says.max").search(around)), bool(CUES.rx("says.min").search(around))

@@ -22,7 +22,7 @@ from .audit import AuditLog, new_trace_id
 from .errors import LoopAgentError
 from .extract import COMPARE_ASK, ExtractSettings, Extractor, Found, asks_old_text, condition_match, phrase_bonus, \
     periods_of, render_value, revision_column, revision_labels, _holds
-from .numbers import canonical_unit, find_quantities, grounded, norm_for_match
+from .numbers import canonical_unit, cn_number, find_quantities, grounded, norm_for_match
 from .ingest import is_markdown
 from .places import jurisdiction, place_suffixes
 from .prefilter import Prefilter, PrefilterSettings
@@ -484,6 +484,10 @@ class Orchestrator:
             # 按基本标准补多少 answered by …的，每台电梯另行奖励2万元: an increment on a base, not the base
             why = f"{found.method} 的数值是在基本标准之外「{extra}」的部分，问题问的不是增加的部分"
             found.refused = "additional"
+        elif not found.exact and (nth := other_instalment(query.text, found.anchor.sentence.text)):
+            # 第一笔款要付多少 answered by （3）网站验收合格之日起7日内，甲方支付…35%: another instalment of the schedule
+            why = f"{found.method} 的证据说的是「{nth[1]}」，问题问的是「{nth[0]}」"
+            found.refused = "instalment"
         elif not found.exact and (kinds := other_complement(query.text, ev_text)):
             # 非机动车停车位 answered by …划设机动车停车位的，…: the evidence speaks of the kind, not its complement
             why = f"{found.method} 的证据说的是「{kinds[1]}」，问题问的是「{kinds[0]}」"
@@ -1333,6 +1337,26 @@ def _spots(text: str, part: str) -> list[int]:
     return [i for i in range(len(text) - len(part) + 1) if text.startswith(part, i)]
 
 
+def other_instalment(question: str, evidence: str) -> Optional[tuple[str, str]]:
+    """(the instalment asked, the evidence's) when the question asks one instalment of a schedule (第一笔款, 首期:
+    rules/pipeline_cues.yaml question.ordinal_instalment) and the evidence is another: it names other instalments
+    of the same kind only, or it is a list item of another number (（3）…支付35%); else None."""
+    m = _INSTALMENT.search(question)
+    if m is None:
+        return None
+    asked = 1 if m.group("first") else cn_number(m.group("n"))
+    named = [(1 if x.group("first") else cn_number(x.group("n"))) for x in _INSTALMENT.finditer(evidence)
+             if x.group("c") == m.group("c")]
+    if named:
+        return (m.group(0), "、".join(x.group(0) for x in _INSTALMENT.finditer(evidence))) if asked not in named else None
+    item = _ITEM_NUMBER.match(evidence)
+    if item is not None and cn_number(item.group("n")) not in (None, asked):
+        return m.group(0), item.group(0).strip()
+    return None
+
+
+_INSTALMENT = re.compile(cues.pattern("question.ordinal_instalment"))
+_ITEM_NUMBER = re.compile(cues.pattern("question.item_number"))
 _NON_PREFIX = re.compile(cues.pattern("question.non_prefix"))
 _NEGATED_FACT = re.compile(cues.pattern("polarity.negated_fact"))
 _NEGATION_BEFORE = re.compile(cues.pattern("polarity.negation_before"))

@@ -44,3 +44,13 @@ def test_a_date_something_starts_from_does_not_answer_a_deadline(kb_of):
         assert not any((x.get("value") or {}).get("iso") == "2029-01-01" for x in tried), tried
     from pipeline.extract import CUES
     assert CUES.rx("ask.deadline").search("材料最晚哪一天要交？") and not CUES.rx("ask.deadline").search("哪天开始受理？")
+
+
+def test_the_latest_time_is_an_upper_bound_and_the_latest_advance_a_lower_one():
+    from pipeline.extract import _direction_conflict
+    # 最晚多久内通知: a window; 静置4小时以上 is a minimum of another act, 3日内 a window
+    assert _direction_conflict("冰箱坏了，最晚多久内得告诉搬家公司？", "冰箱运抵后应静置4小时以上再通电")
+    assert not _direction_conflict("冰箱坏了，最晚多久内得告诉搬家公司？", "甲方应在验收之日起3日内书面通知乙方")
+    # 最晚要提前多久取消: the least advance notice, which 至少提前24小时 states
+    assert not _direction_conflict("约好的练车去不了，最晚要提前多久取消？", "乙方应至少提前24小时取消预约")
+    assert _direction_conflict("约好的练车去不了，最晚要提前多久取消？", "每次取消不得超过2次")

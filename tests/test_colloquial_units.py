@@ -37,3 +37,13 @@ def test_a_distance_in_nautical_miles_answers_how_far(kb_of):
 def test_hours_asked_as_zhongtou_are_not_answered_in_months(kb_of):
     kb = kb_of({"合同/顾问合同.md": "# 顾问合同\n\n第二条 本合同有效期为签约之日起六个月。\n"})
     assert kb.ask("顾问一天最多可以工作几个钟头？").status == "not_found"
+
+
+def test_a_household_counted_in_kou_is_a_count_of_persons():
+    # 我们家4口人: four persons, placed in the tier 4人及以上
+    from pipeline.extract import condition_match
+    from pipeline.numbers import find_quantities
+    q = find_quantities("我们家4口人，财产最多不能超过多少？")
+    assert [(x["number"], x["unit"], x["text"]) for x in q] == [(4, "人", "4口人")]
+    assert condition_match(q, "家庭成员4人及以上的，") == 1
+    assert condition_match(q, "家庭成员3人及以下的，") == -1

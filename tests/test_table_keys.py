@@ -147,6 +147,10 @@ def test_a_model_column_and_part_of_a_row_label(kb_of):
     # the model's own digits (30 of QH-30) say nothing of the row (出风温度（环境20℃）)
     b = kb.ask("QH-30的加热功率是多少？")
     assert (b.status, b.answer) == ("answered", "额定加热功率：3000W"), b.reasoning
+    # 额定功率 shares runs as long (额定) with 额定加热功率 and 额定电流: the label holding more of it in runs
+    # (额定 and 功率) is the row
+    c = kb.ask("大功率的QH-30，额定功率是多少瓦？")
+    assert (c.status, c.answer) == ("answered", "额定加热功率：3000W"), c.reasoning
 
 
 def test_no_model_named_gives_each_models_cell(kb_of):

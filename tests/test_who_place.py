@@ -81,3 +81,15 @@ def test_an_answer_about_the_kind_does_not_answer_about_its_complement(kb_of):
                for r in a.to_dict()["stages"]["extract"]["rejected"]), a.reasoning
     assert other_complement("非居民用户逾期不改会被罚多少钱？", "对非居民用户处二万元以上十万元以下罚款。") is None
     assert other_complement("无需审批的项目有哪些？", "需审批的项目包括下列各项") is None
+
+
+def test_an_answer_from_another_instalment_of_a_schedule_is_refused():
+    # 第一笔款 asked: a list item of another number (（3）…) or a provision naming other instalments only is another
+    # instalment; the first item, or a provision naming the asked one, is not refused
+    from pipeline.orchestrator import other_instalment
+    q = "网站建设合同签完以后，第一笔款要付多少？"
+    assert other_instalment(q, "（3）网站验收合格之日起7日内，甲方支付建设费用的35%，即65,100元；") == ("第一笔", "（3）")
+    assert other_instalment(q, "（1）合同签订之日起5日内，甲方支付建设费用的30%，即55,800元；") is None
+    assert other_instalment("首期款多少？", "第二期款项：验收后支付40%") == ("首期", "第二期")
+    assert other_instalment("首期款多少？", "第一期款项：签约后支付30%") is None
+    assert other_instalment("押金多少？", "（3）押金2000元") is None  # no instalment asked
