@@ -1011,7 +1011,7 @@ class Extractor:
         sent = anchor.sentence.text
         matches = self._matches(query, sent)
         if not matches:
-            return None
+            return self._item_value(query, anchor)
         if CUES.rx("ask.total").search(query.constraints.get("asked_clause") or query.text):
             if not CUES.rx("says.total").search(sent):
                 # 一共多少天: one addend is not the total, and we do not add up provisions (a total the question
@@ -1080,6 +1080,30 @@ class Extractor:
         out_value = value if len(rendered) == 1 else {"kind": "list", "items": rendered}
         return Found(value=out_value, answer=answer, method=f"template:{t.id}", anchor=anchor, evidence=evidence,
                      score=score, reasons=reasons)
+
+    def _item_value(self, query: Query, anchor: Anchor) -> Optional[Found]:
+        """A lead with no value of its own (…并按照下列规定进行清洗维护：): the value of the item the asked situation falls
+        under ((二)中型餐饮服务经营者每1个月至少清洗一次), with the lead and the item as evidence."""
+        block = anchor.candidate.block
+        if block.type == "list_item" or not (CUES.rx("list.lead_end").search(anchor.sentence.text)
+                                             or CUES.rx("list.colon_end").search(anchor.sentence.text)):
+            return None
+        lead, items = self.list_items(block)
+        if lead is None or len(items) < 2:
+            return None
+        picked = _asked_item(query, lead, items)
+        if picked is None:
+            return None
+        best, fitness = picked
+        matches = self._matches(query, best.text)
+        if not matches:
+            return None
+        score, value, span, t, cm = matches[0]
+        c = anchor.candidate
+        item = Sentence(best.text, 0, len(best.text))
+        return Found(value=value, answer=f"{anchor.sentence.text}{best.text}", method=f"template:{t.id}", anchor=anchor,
+                     evidence=[self._ev(anchor), (best, item, c.title, c.source)], score=score - 0.1 + 0.2 * fitness,
+                     reasons=[f"匹配模式：{t.id}（列表项 {best.meta.get('label', '')}）", f"识别值：{_render(value)}"])
 
     @strategy("list")
     def _s_list(self, query: Query, anchor: Anchor) -> Optional[Found]:
@@ -1338,27 +1362,10 @@ class Extractor:
         lead, items = self.list_items(anchor.candidate.block)
         if len(items) < 2 or lead is None:
             return None
-        quantities = query.constraints.get("quantities") or []
-
-        total = sum(query.weights.values()) or 1.0
-        # 公司标识不得用于：（一）广告… asked 能把标识印在广告上吗: the words the lead already holds single out no
-        # item (a catch-all 其他不宜使用标识的场合 repeats them), so items are ranked by the question's other words
-        # (as list.matching ranks them)
-        rest = sum(w for t, w in query.weights.items() if not _holds(query, t, lead.text))
-
-        def met(b: Block) -> float:
-            return condition_match(quantities, b.text, query.constraints.get("ranges"))
-
-        def fit(b: Block) -> float:
-            return _added_weight(query, b.text, "") / total + 0.5 * met(b)
-
-        def own(b: Block) -> tuple[float, float]:  # the item's own words first, all its words to break ties
-            return (_added_weight(query, b.text, lead.text) / rest + 0.5 * met(b), fit(b)) if rest else (fit(b), fit(b))
-
-        best = max(items, key=own)
-        mine, whole = own(best)
-        if mine <= 0.0 or max(mine, whole) < 0.3 or met(best) < 0:
+        picked = _asked_item(query, lead, items)
+        if picked is None:
             return None  # no item clearly describes the asked situation: do not guess
+        best, fitness = picked
         pol = polarity_of(lead.text)
         if pol is None:
             return None
@@ -1372,7 +1379,7 @@ class Extractor:
                      answer=f"{_yesno_word(pol)}。依据：{lead_sent.text}{best.text}", method="strategy:yesno.item",
                      anchor=anchor, evidence=[(lead, lead_sent, c.title, c.source),
                                               (best, Sentence(best.text, 0, len(best.text)), c.title, c.source)],
-                     score=1.0 + fit(best), reasons=[f"匹配模式：yesno.item（{best.meta.get('label', '')}）"])
+                     score=1.0 + fitness, reasons=[f"匹配模式：yesno.item（{best.meta.get('label', '')}）"])
 
     @strategy("threshold")
     def _s_threshold(self, query: Query, anchor: Anchor) -> Optional[Found]:
@@ -2454,6 +2461,32 @@ def revision_column(labels: list[tuple[int, str]], at: int) -> str:
 def asks_old_text(question: str) -> bool:
     """The question asks about the text before a change (修改前, 原来, 新旧…): revision.asks_old."""
     return bool(CUES.rx("revision.asks_old").search(question))
+
+
+def _asked_item(query: Query, lead: Block, items: list[Block]) -> Optional[tuple[Block, float]]:
+    """The item of a list that the asked situation falls under (中型餐饮服务经营者… of …按照下列规定进行清洗维护：, asked
+    of 中型餐饮服务经营者), with how well it fits, or None when no item clearly describes it. Items are ranked by the
+    question's words the lead does not hold (公司标识不得用于：（一）广告… asked 能把标识印在广告上吗: the lead's words
+    single out no item, and a catch-all 其他不宜使用标识的场合 repeats them), the question's figures in an item's
+    range counting too."""
+    quantities = query.constraints.get("quantities") or []
+    total = sum(query.weights.values()) or 1.0
+    rest = sum(w for t, w in query.weights.items() if not _holds(query, t, lead.text))
+
+    def met(b: Block) -> float:
+        return condition_match(quantities, b.text, query.constraints.get("ranges"))
+
+    def fit(b: Block) -> float:
+        return _added_weight(query, b.text, "") / total + 0.5 * met(b)
+
+    def own(b: Block) -> tuple[float, float]:  # the item's own words first, all its words to break ties
+        return (_added_weight(query, b.text, lead.text) / rest + 0.5 * met(b), fit(b)) if rest else (fit(b), fit(b))
+
+    best = max(items, key=own)
+    mine, whole = own(best)
+    if mine <= 0.0 or max(mine, whole) < 0.3 or met(best) < 0:
+        return None
+    return best, fit(best)
 
 
 def _runs_held(label: str, text: str, skip: str = "") -> int:

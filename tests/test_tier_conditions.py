@@ -70,3 +70,25 @@ def test_the_reasoning_says_the_row_was_chosen_by_the_askers_figure(kb_of):
     a = kb.ask("我这个采购项目预算80万，审批最高要走到谁那里签字？")
     assert (a.status, a.method) == ("answered", "strategy:table.cell"), a.reasoning
     assert "抽取：按问题中的数量（80万）所在区间选行" in a.reasoning, a.reasoning
+
+
+LEAD = ("# 某市餐饮业油烟污染防治条例\n\n第十二条 餐饮服务经营者应当保证油烟净化设施正常使用，不得擅自拆除、闲置，并按照下列规定进行清洗维护：\n\n"
+        "（一）大型餐饮服务经营者每15日至少清洗一次；\n\n（二）中型餐饮服务经营者每1个月至少清洗一次；\n\n"
+        "（三）小型餐饮服务经营者每3个月至少清洗一次。\n")
+
+
+def test_a_lead_without_a_value_is_answered_by_the_item_the_question_names(kb_of):
+    # the anchor is the lead (…按照下列规定进行清洗维护：): the value is in the item the asked case falls under
+    from pipeline.types import Anchor, Candidate, Sentence
+    kb = kb_of({"条例.md": LEAD})
+    orch = kb.orchestrator
+    block = next(b for d in orch.store.documents() for b in orch.store.doc_blocks(d["doc_id"])
+                 if b.text.endswith("清洗维护："))
+    sent = Sentence(text=block.text[block.text.index("餐饮服务经营者应当"):], start=0, end=0)
+    anchor = Anchor(candidate=Candidate(block=block, title="某市餐饮业油烟污染防治条例", source="条例.md", score=1.0),
+                    sentence=sent, score=1.0)
+    query = orch.analyzer.run("中型餐饮服务经营者的油烟净化设施多久至少清洗一次？")
+    found = orch.extractor._item_value(query, anchor)
+    assert found is not None
+    assert found.value == {"kind": "duration", "number": 1, "unit": "月"}, found.value
+    assert [e[1].text for e in found.evidence][-1] == "（二）中型餐饮服务经营者每1个月至少清洗一次；"

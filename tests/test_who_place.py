@@ -93,3 +93,4 @@ def test_an_answer_from_another_instalment_of_a_schedule_is_refused():
     assert other_instalment("首期款多少？", "第二期款项：验收后支付40%") == ("首期", "第二期")
     assert other_instalment("首期款多少？", "第一期款项：签约后支付30%") is None
     assert other_instalment("押金多少？", "（3）押金2000元") is None  # no instalment asked
+    assert other_instalment("第二笔款多少？", "5.2 甲方确认设计方案后5个工作日内，支付合同总价的40%") is None  # a clause number
