@@ -2979,12 +2979,16 @@ def phrase_bonus(query: Query, text: str) -> float:
     return min(0.2, 0.1 * sum(1 for p in joined_terms(query) if p in text))
 
 
+SYNONYM_SHARE = 0.6  # what a question term said in the document's words counts for, against the term itself
+
+
 def _proximity(query: Query, sent: str, span: tuple[int, int]) -> float:
     """Up to 0.6 for question terms near the match: its own clause and the condition clause before it
     (设备停机的，应当在四小时内到场: 设备停机 decides which of two deadlines is meant)."""
     near_text = _clause_before(sent, span) + _clause_at(sent, span)
     total = sum(query.weights.values()) or 1.0
-    near = sum(w for t, w in query.weights.items() if t in near_text)
+    # a term said in the document's words (马达 / 电机) counts at the weight of a synonym
+    near = sum(w if t in near_text else SYNONYM_SHARE * w for t, w in query.weights.items() if _holds(query, t, near_text))
     return 0.6 * near / total
 
 

@@ -92,3 +92,16 @@ def test_a_lead_without_a_value_is_answered_by_the_item_the_question_names(kb_of
     assert found is not None
     assert found.value == {"kind": "duration", "number": 1, "unit": "月"}, found.value
     assert [e[1].text for e in found.evidence][-1] == "（二）中型餐饮服务经营者每1个月至少清洗一次；"
+
+
+WARRANTY = ("# 某某破壁料理机使用说明书\n\n## 8 保修说明\n\n本产品整机保修2年，电机保修5年，加热管保修3年，保修期自购买之日起计算。\n")
+
+
+def test_parts_named_as_people_name_them_pick_their_warranty(kb_of):
+    # 马达 is the manual's 电机, 发热管 its 加热管 (dictionaries/synonyms.yaml): the part's own figure answers
+    from pipeline.orchestrator import AskSettings
+    kb = kb_of({"说明书.md": WARRANTY}, settings=AskSettings(gate_weights=""))
+    a = kb.ask("料理机的马达保修期是几年？")
+    assert (a.status, a.value) == ("answered", {"kind": "duration", "number": 5, "unit": "年"}), a.reasoning
+    b = kb.ask("料理机的发热管保修期是几年？")
+    assert (b.status, b.value) == ("answered", {"kind": "duration", "number": 3, "unit": "年"}), b.reasoning
