@@ -1182,8 +1182,9 @@ def _excluded_agents(question: str, answer: str) -> list[str]:
              if len(p.strip()) >= 2]
     if not named:
         return []
-    parts = [p for p in _JOINER.split(answer.rstrip("。；;")) if p.strip()]
-    return named if parts and all(any(n in p for n in named) for p in parts) else []
+    parts = [p.strip() for p in _JOINER.split(answer.rstrip("。；;")) if p.strip()]
+    # each agent the answer names is one ruled out (本单位财务经理 ends with 财务经理; 员工所在部门负责人 is no 员工)
+    return named if parts and all(any(p.endswith(n) for n in named) for p in parts) else []
 
 
 _EXCLUDED = re.compile(cues.pattern("question.excluded_agents"))

@@ -67,6 +67,8 @@ def test_an_answer_naming_only_the_agents_the_question_rules_out_is_refused(kb_o
     assert b.status == "not_found"
     assert any("问题已排除的「部门总监」" in r["why"] for r in b.to_dict()["stages"]["extract"]["rejected"]), b.reasoning
     # without the exclusion the same provision answers
+    from pipeline.orchestrator import _excluded_agents
+    assert _excluded_agents("我是员工，请事假找谁批？", "员工所在部门负责人") == []  # the asker's role inside another name
     c = kb.ask("员工想接受合作方安排的参观考察，得找谁批准？")
     assert (c.status, c.value) == ("answered", {"kind": "text", "text": "所在部门总监"}), c.reasoning
 
