@@ -556,11 +556,13 @@ def _same(a: float, b: float) -> bool:
 
 def _figures(quantities: list[dict], dims: set[str]) -> list[tuple[str, float]]:
     """The question's figures as (dimension, value in its base unit); a figure said without its unit (预算80万) is
-    read in the one dimension of the conditions it is compared with (``dims``: 30万元（含）至200万元 → 元)."""
+    read in the one dimension of the conditions it is compared with (``dims``: 30万元（含）至200万元 → 元), unless
+    that is a date or a length of time."""
     out = []
     for q in quantities:
         b = _base(float(q["number"]), q["unit"])
-        if b is None and not q["unit"] and len(dims) == 1 and _DATE_DIM not in dims:  # a bare figure is no day
+        # a bare figure is no day, and no length of time (30万的奖金 against 一年内…的: time is said with its unit)
+        if b is None and not q["unit"] and len(dims) == 1 and _DATE_DIM not in dims and not dims & set(_CALENDAR_DIMS):
             b = (next(iter(dims)), float(q["number"]))
         if b is not None:
             out.append(b)
@@ -1909,6 +1911,8 @@ class Extractor:
         m = CUES.rx("ask.who_verb").search(query.constraints.get("asked_clause") or query.text)
         act = m.group("verb") if m else None
         sent = anchor.sentence.text
+        quantities = query.constraints.get("quantities") or []
+        held: list[tuple[float, Found]] = []  # (condition match, reading) when the question gives a figure
         for t in self.templates():
             if "who" not in t.types or (t.value_kinds and kind not in t.value_kinds):
                 continue
@@ -1928,9 +1932,22 @@ class Extractor:
                     # body, when it is the subject that opens the provision (人民法院在审理…时，应当…)
                     continue
                 clause = _clause_at(sent, span)
-                return Found(value=value, answer=clause if len(clause) < 80 else value["text"],
-                             method=f"template:{t.id}", anchor=anchor, evidence=[self._ev(anchor)], score=0.7,
-                             reasons=[f"匹配模式：{t.id}", f"责任主体：{value['text']}"])
+                found = Found(value=value, answer=clause if len(clause) < 80 else value["text"],
+                              method=f"template:{t.id}", anchor=anchor, evidence=[self._ev(anchor)], score=0.7,
+                              reasons=[f"匹配模式：{t.id}", f"责任主体：{value['text']}"])
+                if not quantities:
+                    return found
+                # 费用15万元，需要谁来批 of 2万元以下的，由…审批；2万元以上、10万元以下的，报…；10万元以上的，报…: the agent
+                # of the tier whose condition (the clause before it) holds the asker's figure
+                cm = condition_match(quantities, _clause_before(sent, span), query.constraints.get("ranges"),
+                                     nearest=True)
+                if cm >= 0:
+                    held.append((cm, found))
+        if held:
+            cm, found = max(held, key=lambda h: h[0])  # the first of the best: a met condition before no condition
+            if cm > 0:
+                found.reasons.append("条件匹配：问题中的数量落在该条件范围内")
+            return found
         return None
 
     @strategy("who_acts")

@@ -105,3 +105,22 @@ def test_parts_named_as_people_name_them_pick_their_warranty(kb_of):
     assert (a.status, a.value) == ("answered", {"kind": "duration", "number": 5, "unit": "年"}), a.reasoning
     b = kb.ask("料理机的发热管保修期是几年？")
     assert (b.status, b.value) == ("answered", {"kind": "duration", "number": 3, "unit": "年"}), b.reasoning
+
+
+def test_who_approves_is_the_agent_of_the_tier_that_holds_the_askers_figure(kb_of):
+    # 费用15万元: the tier 10万元以上的 decides, not the first agent of the sentence
+    from pipeline.orchestrator import AskSettings
+    doc = ("# 某公司新媒体合作管理规定\n\n第十六条 与网络达人开展付费合作推广的，按照单次合作费用分级审批，单次费用在2万元以下的，"
+           "由开设单位负责人审批，2万元以上10万元以下的，由品牌公关部负责人审批，10万元以上的，由分管品牌工作的集团副总裁审批。\n")
+    kb = kb_of({"规定.md": doc}, settings=AskSettings(gate_weights=""))
+    tried = [kb.ask("我们想请网络达人付费合作推广，单次合作费用15万元，需要由谁审批？", trace=True).to_dict()]
+    tried += tried[0]["stages"].get("extract", {}).get("rejected", [])
+    who = [t for t in tried if (t.get("method") or "").startswith("template:who")]
+    assert who and (who[0].get("value") or {}).get("text", who[0]["answer"]).endswith("集团副总裁"), who
+
+
+def test_a_bare_figure_is_no_length_of_time():
+    # 30万的奖金 against 改造完成后一年内…评定的: money said without 元 is not compared with a year
+    q = find_quantities("改造后被评上五星级，是不是还另外有一笔30万的奖金？")
+    assert condition_match(q, "改造完成后一年内通过市级五星级农贸市场评定的，") == 0
+    assert condition_match(find_quantities("预算80万够吗"), "预算30万元（含）至200万元的，") == 1
