@@ -124,3 +124,11 @@ def test_a_bare_figure_is_no_length_of_time():
     q = find_quantities("改造后被评上五星级，是不是还另外有一笔30万的奖金？")
     assert condition_match(q, "改造完成后一年内通过市级五星级农贸市场评定的，") == 0
     assert condition_match(find_quantities("预算80万够吗"), "预算30万元（含）至200万元的，") == 1
+
+
+def test_which_time_it_is_in_the_askers_words_reaches_the_tier(kb_of):
+    # 头一回 / 首次, 第二回 / 再次 (dictionaries/synonyms.yaml): tiers of sanctions are written by which time it is
+    kb = kb_of({"规定.md": "# 某公司软件正版化管理规定\n\n第二十条 首次发现的，给予通报批评。\n"})
+    q = kb.orchestrator.analyzer.run("员工头一回被查出私自装软件，会怎么处理？")
+    assert "首次" in q.expansions["头一回"]
+    assert "再次" in kb.orchestrator.analyzer.run("第二回被查出会怎么处理？").expansions["第二回"]
