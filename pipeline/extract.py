@@ -442,6 +442,7 @@ _DW = {k: "(?:" + "|".join(regex.escape(str(w)) for w in sorted(_DATES.get(k) or
 _YMD = DATE_RX.pattern
 _MONTH = str(_DATES.get("month"))
 _INCL = rf"(?:[（(]{regex.escape(str(_DATES.get('included')))}[）)])?"  # 1月1日（含）以后
+_DATE_START = regex.compile(rf"\s*{_INCL}{_DW['after']}")  # …1月1日（含）以后: the date something starts from
 _DATE_RANGES = [
     (regex.compile(rf"{_YMD}{_INCL}{_DW['after']}?{_DW['span']}(?:(\d{{4}}){DATE_YEAR})?(\d{{1,2}}){DATE_MONTH}(\d{{1,2}})"
                    rf"{DATE_DAY}{_INCL}"), "ab="),
@@ -991,7 +992,7 @@ class Extractor:
                     continue  # 2025年3月6日: neither 2025年 nor 6日 is a length of time
                 if value.get("kind") == "date" and until and not CUES.rx("says.until").search(_clause_at(sent, span)):
                     continue  # 有效期到哪天: a signature or issue date (某镇人民政府2025年3月6日) is no end
-                if value.get("kind") == "date" and deadline and CUES.rx("says.start").search(sent[span[1]:span[1] + 4]):
+                if value.get("kind") == "date" and deadline and _DATE_START.match(sent, span[1]):
                     continue  # 最迟哪天交: a date something starts from (2029年1月1日以后) is no deadline
                 if _direction_conflict(query.text, _clause_at(sent, span)):
                     continue  # 上限 asked, 不得低于 stated (or the other way round)
@@ -1911,8 +1912,8 @@ class Extractor:
         m = CUES.rx("ask.who_verb").search(query.constraints.get("asked_clause") or query.text)
         act = m.group("verb") if m else None
         sent = anchor.sentence.text
-        quantities = query.constraints.get("quantities") or []
-        held: list[tuple[float, Found]] = []  # (condition match, reading) when the question gives a figure
+        figures = query.constraints.get("quantities") or query.constraints.get("ranges")
+        held: list[tuple[float, Found]] = []  # (tier fit, reading) when the question gives a figure
         for t in self.templates():
             if "who" not in t.types or (t.value_kinds and kind not in t.value_kinds):
                 continue
@@ -1935,12 +1936,9 @@ class Extractor:
                 found = Found(value=value, answer=clause if len(clause) < 80 else value["text"],
                               method=f"template:{t.id}", anchor=anchor, evidence=[self._ev(anchor)], score=0.7,
                               reasons=[f"匹配模式：{t.id}", f"责任主体：{value['text']}"])
-                if not quantities:
+                if not figures:
                     return found
-                # 费用15万元，需要谁来批 of 2万元以下的，由…审批；2万元以上、10万元以下的，报…；10万元以上的，报…: the agent
-                # of the tier whose condition (the clause before it) holds the asker's figure
-                cm = condition_match(quantities, _clause_before(sent, span), query.constraints.get("ranges"),
-                                     nearest=True)
+                cm = _tier_fit(query, sent, span)
                 if cm >= 0:
                     held.append((cm, found))
         if held:
@@ -1972,9 +1970,12 @@ class Extractor:
             while at >= 0 and at + len(act) < len(query.text) and _CJK.match(query.text, at + len(act)) and \
                     query.text[at:at + len(act) + 1] in sent:
                 act = query.text[at:at + len(act) + 1]  # word characters only: 提名， is no longer an act
-            m = re.search(r"(?:^|(?<=[，,；;：:]))(?P<agent>[\u4e00-\u9fff、]{2,24}?)" + re.escape(act) + "(?!" + CUES.rx("who.act_as_noun").pattern + ")", sent)
-            if m is None:
+            rx = r"(?:^|(?<=[，,；;：:]))(?P<agent>[\u4e00-\u9fff、]{2,24}?)" + re.escape(act) + "(?!" + CUES.rx("who.act_as_noun").pattern + ")"
+            # of the act's doers in tiers (2万元以下的，由A审批，…10万元以上的，由C审批), the first whose tier fits the asker
+            fits = [(fit, x) for x in re.finditer(rx, sent) if (fit := _tier_fit(query, sent, x.span("agent"))) >= 0]
+            if not fits:
                 return None
+            m = max(fits, key=lambda f: f[0])[1]
             agent = CUES.rx("who.hands_on").split(m.group("agent"))[-1]
             agent = CUES.rx("who.modal_lead").sub("", agent)
             value = _b_who({"agent": agent})
@@ -2169,6 +2170,7 @@ def _in_units(cell: str, units: Sequence[str], header_unit: str = "") -> bool:
     return any(re.search(rf"\d\s*{re.escape(u)}", cell) for u in units)  # classifiers find_quantities leaves out
 
 
+_NEGATED_FACT = re.compile(_cues.pattern("polarity.negated_fact"))  # rules/pipeline_cues.yaml: 未组织验收, 没有签到
 _PERIOD = re.compile(_cues.pattern("period.of"))  # rules/pipeline_cues.yaml: 每年 / 包月 / 元/月 …
 
 
@@ -2371,20 +2373,20 @@ def _limit_check(question_quantities: list[dict], sent: str,
             # the first limit is the general rule, a later one a special case (…，敏感区域，至少每5年): the special case
             # is compared when its own words, absent from the general rule's, are the question's
             first = limits[0][0]
-            special = [(sum(weights[t] for t in x[0] - first), x) for x in limits[1:]
-                       if any(weights[t] >= 0.3 for t in x[0] - first)]
-            chosen = max(special, key=lambda p: p[0])[1] if special else limits[0]
-            _, m, upper, (asked, limit) = chosen
-            i = next(i for i, x in enumerate(limits) if x is chosen)
-            other = limits[i + 1] if i + 1 < len(limits) else None
-            if other is not None and other[2] != upper and other[1]["start"] - m["end"] <= 4:
+            special = [(sum(weights[t] for t in x[0] - first), i) for i, x in enumerate(limits) if i > 0
+                       and any(weights[t] >= 0.3 for t in x[0] - first)]
+            i = max(special, key=lambda p: p[0])[1] if special else 0
+            _, m, upper, (asked, limit) = limits[i]
+            nxt = limits[i + 1] if i + 1 < len(limits) else None
+            if nxt is not None and nxt[2] != upper and nxt[1]["start"] - m["end"] <= 4:
                 # 500元以上2000元以下: a range, and the asked figure must lie within both its bounds
-                lo, hi = (other[1], m) if upper else (m, other[1])
-                low, high = (other[3][1], limit) if upper else (limit, other[3][1])
+                bounds = {upper: (m, limit), nxt[2]: (nxt[1], nxt[3][1])}
+                (lo, low), (hi, high) = bounds[False], bounds[True]
                 if asked < low:
                     return False, f"问题中的{q['text']}未达到条款下限{lo['text']}"
-                ok = asked <= high
-                return ok, f"问题中的{q['text']}{'在条款范围' if ok else '超过条款上限'}{lo['text'] + '至' + hi['text'] if ok else hi['text']}{'之内' if ok else ''}"
+                if asked > high:
+                    return False, f"问题中的{q['text']}超过条款上限{hi['text']}"
+                return True, f"问题中的{q['text']}在条款范围{lo['text']}至{hi['text']}之内"
             if upper:
                 ok = asked <= limit
                 return ok, f"问题中的{q['text']}{'未超过' if ok else '超过'}条款上限{m['text']}"
@@ -2478,6 +2480,14 @@ def revision_column(labels: list[tuple[int, str]], at: int) -> str:
 def asks_old_text(question: str) -> bool:
     """The question asks about the text before a change (修改前, 原来, 新旧…): revision.asks_old."""
     return bool(CUES.rx("revision.asks_old").search(question))
+
+
+def _tier_fit(query: Query, sent: str, span: tuple[int, int]) -> float:
+    """How the condition governing the reading at ``span`` (the clause before it) fits the asker's figures: +1 met, -1
+    contradicted, 0 none or no figure asked. The tiers of one sentence (费用在2万元以下的，由A审批，…10万元以上的，由C审批)
+    are told apart by it, as :meth:`Extractor._matches` scores values."""
+    return condition_match(query.constraints.get("quantities") or [], _clause_before(sent, span),
+                           query.constraints.get("ranges"), nearest=True)
 
 
 def _asked_item(query: Query, lead: Block, items: list[Block]) -> Optional[tuple[Block, float]]:
@@ -2589,8 +2599,9 @@ def _asked_clause(query: Query, sent: str, act: str = "") -> str:
     if len(parts) <= 1:
         return sent
     neg, pos = CUES.rx("modal.negative"), CUES.rx("modal.positive")
-    lead, colon, items = re.split(r"([：:])", sent, maxsplit=1) if re.search(r"[：:]", sent) else (sent, "", "")
-    if colon and items.strip():
+    colon = re.search(r"[：:]", sent)
+    lead, items = (sent[:colon.start()], sent[colon.end():]) if colon else (sent, "")
+    if items.strip():
         # 下列工作不属于本合同服务范围，甲方需要时另行签订合同：水土保持监测、… asked of an item: the clause that
         # leads the items (下列…) decides, not another clause of the lead
         heads = [p for p in CUES.rx("clause.split").split(lead) if CUES.rx("list.inline_lead").search(p)
@@ -2844,7 +2855,7 @@ def _negation_agrees(query: Query, clause: str, pol: bool = False, sent: str = "
     terms = [t for t, w in query.weights.items() if w > 0 and len(t) >= 2]
     # the provision's own condition negating the same matter (甲方逾期未组织验收…的，视为验收合格 for 一直不组织验收，能算
     # 验收通过吗): the asker's situation is that condition, and the consequence answers as it says
-    conditions = [m.group("matter") for m in CUES.rx("yesno.negated_condition").finditer(sent)] if pol and sent else []
+    conditions = [m.group("x") for m in _NEGATED_FACT.finditer(sent)] if pol and sent else []
     for a in asked:
         if any(len(longest_common(a, c)) >= 3 for c in conditions):
             continue
@@ -2996,16 +3007,16 @@ def phrase_bonus(query: Query, text: str) -> float:
     return min(0.2, 0.1 * sum(1 for p in joined_terms(query) if p in text))
 
 
-SYNONYM_SHARE = 0.6  # what a question term said in the document's words counts for, against the term itself
-
-
 def _proximity(query: Query, sent: str, span: tuple[int, int]) -> float:
     """Up to 0.6 for question terms near the match: its own clause and the condition clause before it
     (设备停机的，应当在四小时内到场: 设备停机 decides which of two deadlines is meant)."""
     near_text = _clause_before(sent, span) + _clause_at(sent, span)
     total = sum(query.weights.values()) or 1.0
-    # a term said in the document's words (马达 / 电机) counts at the weight of a synonym
-    near = sum(w if t in near_text else SYNONYM_SHARE * w for t, w in query.weights.items() if _holds(query, t, near_text))
+    # a term said in the document's words (马达 / 电机) counts at its synonym weight (dictionaries/synonyms.yaml), as
+    # in the coverage of stage 2 (pipeline.anchors.coverage)
+    syn = query.constraints.get("synonym_weight", 0.6)
+    own = query.constraints.get("synonym_term_weight") or {}
+    near = sum(w if t in near_text else own.get(t, syn) * w for t, w in query.weights.items() if _holds(query, t, near_text))
     return 0.6 * near / total
 
 

@@ -1323,19 +1323,12 @@ def other_complement(question: str, evidence: str) -> Optional[tuple[str, str]]:
     q, ev = _SPACES.sub("", question), _SPACES.sub("", evidence)
     for m in _NON_PREFIX.finditer(q):
         rest = _CLAUSE_BREAK.split(q[m.end():])[0]
-        size = 0
-        for n in range(len(rest), 3, -1):
-            if any(i == 0 or ev[i - 1] != m.group(0) for i in _spots(ev, rest[:n])):
-                size = n
-                break
+        # the longest start of what follows the prefix that the evidence says without the prefix
+        size = next((n for n in range(len(rest), 3, -1)
+                     if re.search(f"(?<!{re.escape(m.group(0))}){re.escape(rest[:n])}", ev)), 0)
         if size and q[m.start():m.end() + size] not in ev:
             return q[m.start():m.end() + size], rest[:size]
     return None
-
-
-def _spots(text: str, part: str) -> list[int]:
-    """Where ``part`` starts in ``text``."""
-    return [i for i in range(len(text) - len(part) + 1) if text.startswith(part, i)]
 
 
 def other_instalment(question: str, evidence: str) -> Optional[tuple[str, str]]:
@@ -1346,10 +1339,10 @@ def other_instalment(question: str, evidence: str) -> Optional[tuple[str, str]]:
     if m is None:
         return None
     asked = 1 if m.group("first") else cn_number(m.group("n"))
-    named = [(1 if x.group("first") else cn_number(x.group("n"))) for x in _INSTALMENT.finditer(evidence)
-             if x.group("c") == m.group("c")]
+    named = [x for x in _INSTALMENT.finditer(evidence) if x.group("c") == m.group("c")]
     if named:
-        return (m.group(0), "、".join(x.group(0) for x in _INSTALMENT.finditer(evidence))) if asked not in named else None
+        said = [1 if x.group("first") else cn_number(x.group("n")) for x in named]
+        return None if asked in said else (m.group(0), "、".join(x.group(0) for x in named))
     item = _ITEM_NUMBER.match(evidence)
     if item is not None and cn_number(item.group("n")) not in (None, asked):
         return m.group(0), item.group(0).strip()
