@@ -67,6 +67,7 @@ _ARTICLE = regex.compile(cues.pattern("question.article"))
 _NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能否|可否)|^[{CN_NUMERALS}\d.]+[个名次年月日天周岁元万亿%]*$|"
                          r"^(个|个月|年|月|日|天|周|小时|分钟|工作日)(内|以内|之内|后|以后|之后|前|以前|之前)$")  # 多少/天内: a unit with its bound
 _ASKED_ATTR = re.compile(cues.pattern("question.asked_attribute"))
+_ASKED_PART = re.compile(cues.pattern("question.part_of_day_asked"))
 _YEAR = re.compile(cues.pattern("question.year"))
 _TIME_ATTRS = cues.words("question.time_attributes")
 # a clause that asks (几天/多少/算不算/能不能…), as opposed to one that tells the asker's situation
@@ -295,6 +296,7 @@ class QueryAnalyzer:
         for n in removed:
             text_for_terms = text_for_terms.replace(n, " ")
         text_for_terms = _BOOK.sub(" ", text_for_terms)
+        text_for_terms = _ASKED_PART.sub(" ", text_for_terms)  # 晚上几点: the part of the day belongs to the asked hour
         text_for_terms = strip_asides(text_for_terms, " ")
         stop = stopwords()
         frame = self._frame

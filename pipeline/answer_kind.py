@@ -87,6 +87,7 @@ class AnswerKindGrammar:
         self.refines_for: dict[str, frozenset[str]] = {}
         self.any_agent: frozenset[str] = frozenset()
         self.after_link_words: tuple[str, ...] = ()
+        self.after_link_manner: frozenset[str] = frozenset()
 
     def _refresh(self) -> None:
         if self._version == self.rules.version:
@@ -133,6 +134,7 @@ class AnswerKindGrammar:
                                 for k, v in (settings.get("refines_for") or {}).items()}
             self.any_agent = frozenset(str(x) for x in settings.get("any_agent") or [])
             self.after_link_words = tuple(str(x) for x in settings.get("after_link_words") or [])
+            self.after_link_manner = frozenset(str(x) for x in settings.get("after_link_manner") or [])
             self._version = self.rules.version
 
     def units_of(self, kind_rule: dict) -> tuple[str, ...]:
@@ -213,7 +215,8 @@ class AnswerKindGrammar:
                                 and self._compound(text[b:m.start()], text[m.end():])):
                             continue  # 什么程度公司: the interrogative attaches to 程度, not to 公司
                         gap, limit = 0, 0  # 哪个告警代码: the modifier and the noun are one compound
-                elif m.end() <= a and (r.get("link") != "after" or text[m.end():a] in self.after_link_words):  # 电压应设为多少
+                elif m.end() <= a and (r.get("link") != "after" or (text[m.end():a] in self.after_link_words
+                                                                     and text[a:b] not in self.after_link_manner)):  # 电压应设为多少
                     gap, how = a - m.end(), "before"
                     limit = self.before_gap
                     link = text[m.end():a]

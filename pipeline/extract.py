@@ -227,6 +227,21 @@ def _b_clock(g: dict) -> Optional[dict]:
     return {"kind": "range", "min": lo, "max": hi, "unit": CUES.word("unit.hour")}
 
 
+def _b_clock_at(g: dict) -> Optional[dict]:
+    """One time of day (晚上11点, 23:30, 下午5时半) as hours on the 24-hour clock; 下午 / 晚上 before an hour under 12
+    move it past noon."""
+    h, m = (g.get("hh"), g.get("mm")) if g.get("hh") else (g.get("h"), g.get("m"))
+    n = _num(h or "")
+    mins = _num(m) if m else (30 if g.get("half") else 0)
+    if n is None or mins is None or not 0 <= n <= 24 or not 0 <= mins < 60:
+        return None
+    if g.get("part") in CUES.words("clock.afternoon") and n < 12:
+        n += 12
+    v = n + mins / 60
+    return {"kind": "number", "number": int(v) if float(v).is_integer() else round(v, 2), "unit": CUES.word("unit.hour"),
+            "clock": g.get("text", "")}  # as written: 23:30 grounds 23.5 时
+
+
 def _b_money(g: dict) -> Optional[dict]:
     n = _num(g.get("num"))
     if n is None:
@@ -234,6 +249,9 @@ def _b_money(g: dict) -> Optional[dict]:
     unit = g.get("unit") or ""
     n *= sign_of(g.get("sgn"), unit)  # -40°C
     scale, yuan = CUES.table("unit.money_scale"), CUES.word("unit.yuan")
+    if g.get("scale"):  # 5万亩, 3万人: a scale word between the number and its unit
+        n = n * CUES.table("unit.number_scale").get(g["scale"], 1)
+        n = int(n) if float(n).is_integer() else n
     if unit in scale:
         n = n * scale[unit]
         n = int(n) if float(n).is_integer() else n
@@ -347,7 +365,7 @@ def _b_article_ref(g: dict) -> Optional[dict]:
 
 BUILDERS: dict[str, Callable[[dict], Optional[dict]]] = {
     "article_ref": _b_article_ref,
-    "duration": _b_duration, "period": _b_period, "clock": _b_clock, "money": _b_money, "range": _b_range,
+    "duration": _b_duration, "period": _b_period, "clock": _b_clock, "clock_at": _b_clock_at, "money": _b_money, "range": _b_range,
     "range_multiple": _b_range_multiple,
     "percent": _b_percent, "fraction": _b_fraction, "date": _b_date, "count": _b_count, "count_enum": _b_count_enum,
     "text_match": _b_text, "definition": _b_definition, "who": _b_who,
@@ -934,7 +952,7 @@ class Extractor:
         """(score, value, span, template, condition match) for every usable template match in ``sent``."""
         out = []
         # numbers inside conditional clauses (…不满三年的，) describe when, not what
-        conds = [c[4] for c in range_conditions(sent) if _clause_at(sent, c[4]).endswith(CUES.words("condition.clause_end"))
+        conds = [c[4] for c in range_conditions(sent) if _conditional(sent, c[4])
                  or CUES.rx("condition.who_follows").search(sent[c[4][1]:])] \
             if not CUES.rx("ask.bound").search(query.constraints.get("asked_clause") or query.text) else []
         kind = query.constraints.get("value_kind")
@@ -1869,6 +1887,8 @@ class Extractor:
             hits = list(re.finditer(rf"(?<!{_ordinal()})(?P<num>{PLACEHOLDERS['NUM']})(?P<scale>{scales})?"
                                     rf"(?:{CUES.rx('count.between_number_and_noun').pattern})?{re.escape(noun)}",
                                     anchor.sentence.text))
+            if not CUES.rx("ask.bound").search(query.constraints.get("asked_clause") or query.text):
+                hits = [h for h in hits if not _conditional(anchor.sentence.text, h.span())]
             hit = _bounded_hit(query, anchor.sentence.text, hits)
         if not hit:
             return None
@@ -2962,6 +2982,13 @@ def _asked_classifier(question: str, own: Optional[str] = None) -> str:
 # two digits, which groups a figure's thousands (5,000元) or writes a time (9:00)
 _CLAUSE_START = re.compile(r"[，；;：]|(?<!\d)[,:]|[,:](?!\d)")
 _CLAUSE_STOP = re.compile(r"[，；;。]|(?<!\d),|,(?!\d)")
+
+
+def _conditional(sent: str, span: tuple[int, int]) -> bool:
+    """Is the clause of ``sent`` holding ``span`` a condition (…不满三年的，; …超过30米时，): its figure says when the
+    provision applies, not what it states."""
+    clause = _clause_at(sent, span)
+    return clause.endswith(CUES.words("condition.clause_end")) or bool(CUES.rx("condition.when_end").search(clause))
 
 
 def _clause_at(sent: str, span: tuple[int, int]) -> str:

@@ -1198,10 +1198,17 @@ _CONDITION_CLAUSE = re.compile(r"[^。；;]*?的[，,]")  # a provision's openin
 _FAMILY = re.compile(r"[a-z]+\d+[a-z0-9]*x+[a-z0-9]*")
 
 
+_JOINERS = re.compile(r"[-_/]")  # the marks a model or package name may be written with or without
+
+
 def _names_identifier(text: str, ident: str) -> bool:
     """``ident`` (lower case) is named in ``text`` (lower case): itself, or a family name with x for its varying
-    characters (a manual of the CH32V00x series names CH32V003, STM32F10x names STM32F103)."""
+    characters (a manual of the CH32V00x series names CH32V003, STM32F10x names STM32F103), or itself written with
+    or without the joining marks between its parts (SOT23 for SOT-23-6, TR-100 for TR100)."""
     if ident in text:
+        return True
+    bare = _JOINERS.sub("", ident)
+    if len(bare) >= 3 and bare in _JOINERS.sub("", text):
         return True
     return any(len(f) == len(ident) and re.fullmatch(f.replace("x", "[0-9a-z]"), ident)
                for f in set(_FAMILY.findall(text)))
@@ -1249,6 +1256,8 @@ def _numbers_only(found: Found) -> str:
         return ""  # a count of enumerated items is grounded by the items themselves
     if v.get("computed"):  # 5个月 from 每满一年支付一个月 and the asker's 五年: grounded by the rate it was computed from
         return v["computed"]["rate"]
+    if v.get("clock"):  # 23.5 时 is grounded by the time of day as written (23:30, 晚上11点半)
+        return v["clock"]
     if v.get("fraction"):  # 三分之二 is grounded by its two parts, not by 66.6667%
         part, den = v["fraction"]
         return f"{den}分之{part}"

@@ -101,6 +101,14 @@ def test_a_family_name_with_x_names_its_members():
     assert not _names_identifier("ch32v00x评估板说明书", "ch32v0035")  # another length is another part
 
 
+def test_an_identifier_is_named_with_or_without_its_joining_marks():
+    from pipeline.orchestrator import _names_identifier
+    assert _names_identifier("封装：sot-23-6；编带出货", "sot23")
+    assert _names_identifier("适配tr100系列", "tr-100")
+    assert not _names_identifier("封装：sot-89", "sot23")
+    assert not _names_identifier("最大电流max 200ma", "x200")  # a space is no joining mark
+
+
 def test_points_of_a_score_are_ranges_but_minutes_of_a_clock_are_not():
     from pipeline.extract import condition_match, range_conditions
     from pipeline.numbers import find_quantities
