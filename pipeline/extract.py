@@ -2875,9 +2875,14 @@ def _negation_agrees(query: Query, clause: str, pol: bool = False, sent: str = "
     terms = [t for t, w in query.weights.items() if w > 0 and len(t) >= 2]
     # the provision's own condition negating the same matter (甲方逾期未组织验收…的，视为验收合格 for 一直不组织验收，能算
     # 验收通过吗): the asker's situation is that condition, and the consequence answers as it says
+    # (…申请将未使用预算结转 for 没用完的预算能不能挪到明年: the provision negates the same matter, a question word, itself)
     conditions = [m.group("x") for m in _NEGATED_FACT.finditer(sent)] if pol and sent else []
+
+    def shared(a: str, c: str) -> bool:
+        run = longest_common(a, c)
+        return len(run) >= 3 or (len(run) >= 2 and any(t in run and _whole_words(t, a) for t in terms))
     for a in asked:
-        if any(len(longest_common(a, c)) >= 3 for c in conditions):
+        if any(shared(a, c) for c in conditions):
             continue
         for s in said:
             common = longest_common(a, s)
