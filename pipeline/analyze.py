@@ -68,6 +68,7 @@ _NOT_A_TERM = re.compile(rf"^(几|多少|多久|多长|哪|怎|如何|是否|能
                          r"^(个|个月|年|月|日|天|周|小时|分钟|工作日)(内|以内|之内|后|以后|之后|前|以前|之前)$")  # 多少/天内: a unit with its bound
 _ASKED_ATTR = re.compile(cues.pattern("question.asked_attribute"))
 _ASKED_PART = re.compile(cues.pattern("question.part_of_day_asked"))
+_DEADLINE = re.compile(cues.pattern("question.deadline_asked"))
 _YEAR = re.compile(cues.pattern("question.year"))
 _TIME_ATTRS = cues.words("question.time_attributes")
 # a clause that asks (几天/多少/算不算/能不能…), as opposed to one that tells the asker's situation
@@ -297,6 +298,7 @@ class QueryAnalyzer:
             text_for_terms = text_for_terms.replace(n, " ")
         text_for_terms = _BOOK.sub(" ", text_for_terms)
         text_for_terms = _ASKED_PART.sub(" ", text_for_terms)  # 晚上几点: the part of the day belongs to the asked hour
+        text_for_terms = _DEADLINE.sub(" ", text_for_terms)  # 最晚到哪天: the bound of the asked time, not 晚到
         text_for_terms = strip_asides(text_for_terms, " ")
         stop = stopwords()
         frame = self._frame
@@ -318,7 +320,7 @@ class QueryAnalyzer:
             q.constraints["synonym_term_weight"] = own_weights
         for user in q.expansions:  # a dictionary word jieba split (年假 → 年 / 假) is still a term
             if user not in terms and len(user) >= 2 and not any(user in t for t in terms) \
-                    and not _ASKING.search(user) and user not in frame:
+                    and not _ASKING.search(user) and user not in frame and user in text_for_terms:
                 terms.append(user)
         q.weights, df = self._idf(terms, q.expansions)
         q.constraints["synonym_weight"] = self._syn_weight  # dictionaries/synonyms.yaml `weight`

@@ -723,3 +723,12 @@ def test_the_bound_of_a_kind_is_read_from_its_condition(kb_of):
     assert (a.status, a.value) == ("answered", {"kind": "number", "number": 5000, "unit": "平方米"}), a.reasoning
     b = kb.ask("林地面积要多大才算重点林下经济基地？")  # 2万亩: a scale word between the number and its unit
     assert (b.status, b.value) == ("answered", {"kind": "number", "number": 20000, "unit": "亩"}), b.reasoning
+
+
+def test_words_of_the_asked_time_are_not_terms(kb_of):
+    kb = kb_of({"某某学院学生宿舍管理规定.md": DORM})
+    run = kb.orchestrator.analyzer.run
+    assert "晚到" not in run("今年网上报名最晚到哪天？").weights  # 最/晚到: the bound of the asked time
+    assert "今年" not in run("今年网上报名最晚到哪天？").weights  # the asker's own year
+    assert "晚上" not in run("宿舍楼晚上几点锁门？").weights  # the part of the day of the asked hour
+    assert "晚上" in run("晚上施工要办什么手续？").weights  # not asked with 几点: a word of the matter
