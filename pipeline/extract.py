@@ -2875,7 +2875,7 @@ def _negation_agrees(query: Query, clause: str, pol: bool = False, sent: str = "
     terms = [t for t, w in query.weights.items() if w > 0 and len(t) >= 2]
     # the provision's own condition negating the same matter (甲方逾期未组织验收…的，视为验收合格 for 一直不组织验收，能算
     # 验收通过吗): the asker's situation is that condition, and the consequence answers as it says
-    # (…申请将未使用预算结转 for 没用完的预算能不能挪到明年: the provision negates the same matter, a question word, itself)
+    # (…申请将当年未使用额度顺延 for 没花完的额度能不能顺延: the provision negates the same matter, a question word, itself)
     conditions = [m.group("x") for m in _NEGATED_FACT.finditer(sent)] if pol and sent else []
 
     def shared(a: str, c: str) -> bool:
@@ -2990,7 +2990,7 @@ _CLAUSE_STOP = re.compile(r"[，；;。]|(?<!\d),|,(?!\d)")
 
 
 def _conditional(sent: str, span: tuple[int, int]) -> bool:
-    """Is the clause of ``sent`` holding ``span`` a condition (…不满三年的，; …超过30米时，): its figure says when the
+    """Is the clause of ``sent`` holding ``span`` a condition (…不满三年的，; …距离超过300米时，): its figure says when the
     provision applies, not what it states."""
     clause = _clause_at(sent, span)
     return clause.endswith(CUES.words("condition.clause_end")) or bool(CUES.rx("condition.when_end").search(clause))

@@ -103,7 +103,7 @@ def test_a_family_name_with_x_names_its_members():
 
 def test_an_identifier_is_named_with_or_without_its_joining_marks():
     from pipeline.orchestrator import _names_identifier
-    assert _names_identifier("封装：sot-23-6；编带出货", "sot23")
+    assert _names_identifier("package: sot-23-6, tape and reel", "sot23")
     assert _names_identifier("适配tr100系列", "tr-100")
     assert not _names_identifier("封装：sot-89", "sot23")
     assert not _names_identifier("最大电流max 200ma", "x200")  # a space is no joining mark
